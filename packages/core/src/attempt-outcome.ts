@@ -1,0 +1,28 @@
+/**
+ * What went wrong with an attempt, when something did:
+ * - `http_status`: a response came but not a 2xx (redirects included: they are never followed);
+ * - `timeout`: no complete response within the attempt's time budget;
+ * - `dns`: the hostname did not resolve (or not in time);
+ * - `private_address`: it resolved to a non-public address at send time (SSRF guard);
+ * - `connect`: the TCP connection failed or was reset;
+ * - `tls`: the TLS handshake or certificate check failed.
+ */
+export type AttemptErrorKind = 'http_status' | 'timeout' | 'dns' | 'private_address' | 'connect' | 'tls';
+
+/** The result of one delivery attempt, as the transport reports it to the state machine. */
+export interface AttemptOutcome {
+  /** True for a 2xx response. */
+  ok: boolean;
+  /** HTTP status of the response; null when none came. */
+  statusCode: number | null;
+  /** Null when `ok`. */
+  errorKind: AttemptErrorKind | null;
+  /** Human-readable cause, stored as `lastErrorMessage`; null when `ok`. */
+  errorMessage: string | null;
+  /** Wall time of the attempt in ms. */
+  durationMs: number;
+  /** Up to 4 KiB of the response body, decoded as UTF-8; null when none was read. */
+  responseExcerpt: string | null;
+  /** Parsed `Retry-After` of a 429 or 503, in ms from now; null otherwise. */
+  retryAfterMs: number | null;
+}

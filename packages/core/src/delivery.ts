@@ -1,0 +1,166 @@
+import { z } from 'zod';
+
+/** States of a delivery record (spec: States and transitions). */
+export const deliveryStatusSchema = z.enum(['pending', 'success', 'failed']).meta({
+  description: '`pending` while attempts remain, `success` after a 2xx, `failed` when attempts ran out.',
+});
+export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
+
+/** Roles an event's author can have, as written in the envelope's `createdByRole`. */
+export const createdByRoleSchema = z.enum(['Agent', 'ServiceProvider', 'System', 'Operations']);
+export type CreatedByRole = z.infer<typeof createdByRoleSchema>;
+
+/**
+ * A delivery as the stores hold it: one event to one agency's endpoint, with its
+ * attempt history folded into the `last*` fields. Every timestamp is epoch ms.
+ *
+ * @remarks Stores persist and return every field as given; they interpret only
+ * `agencyId`, `eventId`, `status`, `attempt` and `id` (ordering, filters, CAS).
+ */
+export interface DeliveryRecord {
+  /** Time-ordered id (UUIDv7): sorting ids sorts deliveries by creation. */
+  id: string;
+  agencyId: string;
+  /** Id of the originating event; unique per agency (emit is idempotent on it). */
+  eventId: string;
+  eventType: string;
+  entityType: string;
+  entityId: string | null;
+  parentEntityId: string | null;
+  createdById: string | null;
+  createdByRole: CreatedByRole | null;
+  /** Event-specific metadata, validated against the catalogue at emit. */
+  payload: Record<string, unknown>;
+  /** When the original event was recorded. */
+  createdOn: number;
+  /** When this delivery record was created. */
+  createdAt: number;
+  status: DeliveryStatus;
+  /** Attempts made so far; 0 before the first. Continues across replays. */
+  attempt: number;
+  /** Attempts allowed; a replay raises it to `attempt + 1` (one more attempt). */
+  maxAttempts: number;
+  /** When the next attempt is due; null when none is scheduled. */
+  nextRetryAt: number | null;
+  lastAttemptAt: number | null;
+  /** When the successful attempt was made; null until then. */
+  deliveredAt: number | null;
+  lastResponseCode: number | null;
+  lastErrorMessage: string | null;
+  /** First bytes (≤ 4 KiB) of the receiver's last response body, for troubleshooting. */
+  lastResponseExcerpt: string | null;
+}
+
+/**
+ * The fields one attempt (or a replay, or an abandonment) changes. Produced by the
+ * pure state machine, written by {@link WebhookStore.updateDelivery} as a whole.
+ */
+export type DeliveryUpdate = Pick<
+  DeliveryRecord,
+  | 'status'
+  | 'attempt'
+  | 'maxAttempts'
+  | 'nextRetryAt'
+  | 'lastAttemptAt'
+  | 'deliveredAt'
+  | 'lastResponseCode'
+  | 'lastErrorMessage'
+  | 'lastResponseExcerpt'
+>;
+
+const epochMs = z.number().int().meta({ description: 'Epoch milliseconds' });
+
+/** Summary form of a delivery (list entries), exactly the spec's fields. */
+export const deliverySummarySchema = z
+  .object({
+    id: z.string(),
+    eventType: z.string(),
+    entityType: z.string(),
+    entityId: z.string().nullable(),
+    status: deliveryStatusSchema,
+    attempt: z.number().int(),
+    lastAttemptAt: epochMs.nullable(),
+    deliveredAt: epochMs.nullable(),
+    lastResponseCode: z.number().int().nullable(),
+  })
+  .meta({ id: 'DeliverySummary' });
+export type DeliverySummary = z.infer<typeof deliverySummarySchema>;
+
+/** Detail form of a delivery: the summary plus the spec's detail fields. */
+export const deliveryDetailSchema = deliverySummarySchema
+  .extend({
+    webhookId: z.string().meta({ description: '`whdel_{id}`; the receiver’s idempotency key' }),
+    eventId: z.string(),
+    parentEntityId: z.string().nullable(),
+    createdById: z.string().nullable(),
+    createdByRole: createdByRoleSchema.nullable(),
+    payload: z.record(z.string(), z.unknown()),
+    maxAttempts: z.number().int(),
+    nextRetryAt: epochMs.nullable(),
+    lastErrorMessage: z.string().nullable(),
+    createdOn: epochMs,
+    lastResponseExcerpt: z.string().nullable(),
+  })
+  .meta({ id: 'DeliveryDetail' });
+export type DeliveryDetail = z.infer<typeof deliveryDetailSchema>;
+
+/** Query of the delivery list: `status` filter, `limit` 1..100 (default 20), opaque `cursor`. */
+export const listDeliveriesQuerySchema = z.strictObject({
+  status: deliveryStatusSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(200).optional(),
+});
+export type ListDeliveriesQuery = z.input<typeof listDeliveriesQuerySchema>;
+
+/** Response of the delivery list; `nextCursor` is null on the last page. */
+export const deliveryListSchema = z
+  .object({
+    deliveries: z.array(deliverySummarySchema),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: 'DeliveryList' });
+export type DeliveryList = z.infer<typeof deliveryListSchema>;
+
+/** Response of a replay request. */
+export const replayResultSchema = z
+  .object({ message: z.string(), deliveryId: z.string() })
+  .meta({ id: 'ReplayResult' });
+export type ReplayResult = z.infer<typeof replayResultSchema>;
+
+/** `whdel_{deliveryId}`: the same on every attempt and replay of one delivery. */
+export function webhookIdOf(deliveryId: string): string {
+  return `whdel_${deliveryId}`;
+}
+
+/** The list-entry view of a record. */
+export function toDeliverySummary(record: DeliveryRecord): DeliverySummary {
+  return {
+    id: record.id,
+    eventType: record.eventType,
+    entityType: record.entityType,
+    entityId: record.entityId,
+    status: record.status,
+    attempt: record.attempt,
+    lastAttemptAt: record.lastAttemptAt,
+    deliveredAt: record.deliveredAt,
+    lastResponseCode: record.lastResponseCode,
+  };
+}
+
+/** The detail view of a record. */
+export function toDeliveryDetail(record: DeliveryRecord): DeliveryDetail {
+  return {
+    ...toDeliverySummary(record),
+    webhookId: webhookIdOf(record.id),
+    eventId: record.eventId,
+    parentEntityId: record.parentEntityId,
+    createdById: record.createdById,
+    createdByRole: record.createdByRole,
+    payload: record.payload,
+    maxAttempts: record.maxAttempts,
+    nextRetryAt: record.nextRetryAt,
+    lastErrorMessage: record.lastErrorMessage,
+    createdOn: record.createdOn,
+    lastResponseExcerpt: record.lastResponseExcerpt,
+  };
+}

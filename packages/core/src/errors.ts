@@ -1,0 +1,119 @@
+/**
+ * Typed errors of `@svc/webhooks-core`. Every error the library throws on purpose
+ * is a {@link WebhookError} with a stable, snake_case `code`; the HTTP status is
+ * mapped from that code in one table by `@svc/webhooks-express`, never stored here.
+ */
+
+/** Stable machine-readable error codes. Renaming one is a breaking change. */
+export type WebhookErrorCode =
+  | 'validation_failed'
+  | 'invalid_webhook_url'
+  | 'unknown_event_type'
+  | 'invalid_metadata'
+  | 'config_not_found'
+  | 'delivery_not_found'
+  | 'delivery_not_replayable'
+  | 'claim_lost'
+  | 'schema_not_migrated'
+  | 'store_error';
+
+/** Base class of every error thrown on purpose by the webhooks packages. */
+export class WebhookError extends Error {
+  /** Stable code; switch on this, never on `message`. */
+  readonly code: WebhookErrorCode | (string & {});
+  /** Structured data the caller can act on (field issues, reason, ids). */
+  readonly details?: unknown;
+
+  constructor(code: WebhookErrorCode | (string & {}), message: string, options?: { cause?: unknown; details?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    if (options?.details !== undefined) this.details = options.details;
+  }
+}
+
+/** One problem found in an input, addressed by its path (`subscribedEventTypes.2`). */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Input (a request body, a query, emitted event data) does not match its schema. */
+export class WebhookValidationError extends WebhookError {
+  declare readonly details: { issues: ValidationIssue[] };
+  constructor(message: string, issues: ValidationIssue[], code: WebhookErrorCode = 'validation_failed') {
+    super(code, message, { details: { issues } });
+  }
+}
+
+/** Why a webhook URL was refused by the URL policy. */
+export type InvalidUrlReason = 'invalid_url' | 'not_https' | 'unresolvable_host' | 'private_address';
+
+/** The webhook URL breaks the URL policy (https only, resolvable, public addresses only). */
+export class InvalidWebhookUrlError extends WebhookError {
+  declare readonly details: { reason: InvalidUrlReason };
+  readonly reason: InvalidUrlReason;
+  constructor(reason: InvalidUrlReason, message: string, options?: { cause?: unknown }) {
+    super('invalid_webhook_url', message, { cause: options?.cause, details: { reason } });
+    this.reason = reason;
+  }
+}
+
+/** `emit` or a subscription named an event type the catalogue does not know. */
+export class UnknownEventTypeError extends WebhookError {
+  readonly eventType: string;
+  constructor(eventType: string) {
+    super(
+      'unknown_event_type',
+      `Unknown event type "${eventType}". Register it with defineEvent() before emitting or subscribing to it.`,
+      { details: { eventType } },
+    );
+    this.eventType = eventType;
+  }
+}
+
+/** The agency has no webhook configuration yet. */
+export class ConfigNotFoundError extends WebhookError {
+  constructor(agencyId: string) {
+    super('config_not_found', 'This agency has no webhook configuration. Create one with PUT /config first.', {
+      details: { agencyId },
+    });
+  }
+}
+
+/** No delivery with that id belongs to the agency (another agency's id answers the same). */
+export class DeliveryNotFoundError extends WebhookError {
+  constructor(deliveryId: string) {
+    super('delivery_not_found', `Delivery "${deliveryId}" was not found.`, { details: { deliveryId } });
+  }
+}
+
+/** Replay was asked for a delivery that is not `failed`. */
+export class DeliveryNotReplayableError extends WebhookError {
+  constructor(deliveryId: string, status: string) {
+    super(
+      'delivery_not_replayable',
+      `Delivery "${deliveryId}" is ${status}; only a failed delivery can be replayed.`,
+      { details: { deliveryId, status } },
+    );
+  }
+}
+
+/**
+ * A queue claim is no longer held by this worker (its lease expired and another
+ * worker took the item, or it was already acked). Workers drop the item quietly.
+ */
+export class ClaimLostError extends WebhookError {
+  constructor(deliveryId: string) {
+    super('claim_lost', `The claim on delivery "${deliveryId}" is no longer held by this worker.`, {
+      details: { deliveryId },
+    });
+  }
+}
+
+/** The database schema is older than this version of an adapter expects. */
+export class SchemaNotMigratedError extends WebhookError {
+  constructor(message: string) {
+    super('schema_not_migrated', message);
+  }
+}

@@ -1,0 +1,96 @@
+import type { TransactionOptions } from './store';
+
+/** A unit of due work: "attempt this delivery at `runAt`". */
+export interface QueueEntry {
+  deliveryId: string;
+  /** Lets workers cap in-flight attempts per agency without reading the store. */
+  agencyId: string;
+  /** Epoch ms at or after which the entry may be claimed. */
+  runAt: number;
+}
+
+/**
+ * A worker's exclusive hold on an entry until `leaseUntil`. Only the holder of
+ * `claimId` may renew, ack or reschedule; once the lease has expired another
+ * worker may claim the entry, and the old `claimId` stops working.
+ */
+export interface Claim {
+  deliveryId: string;
+  agencyId: string;
+  /** Unique per claim; a re-claim of the same entry gets a new one. */
+  claimId: string;
+  /** The `runAt` the entry had when claimed (queue lag = claim time − runAt). */
+  runAt: number;
+  /** Epoch ms at which the lease ends unless renewed. */
+  leaseUntil: number;
+}
+
+/** Request of {@link DeliveryQueue.claim}. */
+export interface ClaimOptions {
+  /** Maximum entries to claim (≥ 1). */
+  limit: number;
+  /** Lease length in ms; longer than one attempt's timeout. */
+  leaseMs: number;
+  /** Epoch ms, from the service clock: entries with `runAt <= now` are due. */
+  now: number;
+  /**
+   * Agencies whose entries should be skipped this time (their in-flight cap is
+   * reached). A hint: a queue without `capabilities.excludeAgencies` may return
+   * such entries, and the worker then reschedules them shortly.
+   */
+  excludeAgencies?: readonly string[];
+}
+
+/** Optional behaviours, declared rather than guessed from which methods exist. */
+export interface QueueCapabilities {
+  /** `enqueue` honours `options.transaction`. */
+  transactions: boolean;
+  /** `claim` honours `excludeAgencies`. */
+  excludeAgencies: boolean;
+  /** `waitForWork` wakes on enqueue (rather than only timing out). */
+  wakeups: boolean;
+}
+
+/**
+ * Due-work scheduling with leases: the at-least-once engine behind the worker.
+ *
+ * Safe for many workers on many machines sharing one backend: an entry is held by
+ * at most one live claim at a time, an expired lease returns the entry to the
+ * pool, and every operation on a claim checks the `claimId` first.
+ *
+ * @remarks Deliberately out of the contract: ordering between entries due at the
+ * same time, delivery content (the queue carries ids only), and retries (the
+ * worker decides `runAt` from the state machine and reschedules).
+ */
+export interface DeliveryQueue {
+  readonly capabilities: QueueCapabilities;
+
+  /**
+   * Makes the delivery due at `entry.runAt`. When the delivery already has an entry
+   * it is replaced and any live claim on it is dropped (the old holder's renew, ack
+   * and reschedule then return false), so a replay can never be swallowed by a
+   * worker that is just finishing the previous attempt.
+   */
+  enqueue(entry: QueueEntry, options?: TransactionOptions): Promise<void>;
+
+  /** Claims up to `limit` due entries, each with a fresh lease of `leaseMs`. */
+  claim(options: ClaimOptions): Promise<Claim[]>;
+
+  /** Extends the lease to `now + leaseMs`. False when the claim is no longer held. */
+  renew(claim: Claim, leaseMs: number, now: number): Promise<boolean>;
+
+  /** Removes the entry for good. False when the claim is no longer held; a second ack is a no-op returning false. */
+  ack(claim: Claim): Promise<boolean>;
+
+  /** Releases the claim and makes the entry due again at `runAt`. False when the claim is no longer held. */
+  reschedule(claim: Claim, runAt: number): Promise<boolean>;
+
+  /**
+   * Resolves when work may have become due (an enqueue, where `capabilities.wakeups`),
+   * or after `timeoutMs`, or when `signal` aborts, whichever comes first. Never rejects.
+   */
+  waitForWork(options: { timeoutMs: number; signal?: AbortSignal }): Promise<void>;
+
+  /** Releases connections the queue opened itself (not injected ones). Idempotent. */
+  close?(): Promise<void>;
+}

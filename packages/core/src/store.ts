@@ -1,0 +1,130 @@
+import type { WebhookConfigRecord } from './config';
+import type { DeliveryRecord, DeliveryStatus, DeliveryUpdate } from './delivery';
+
+/**
+ * Options every write that can join a host transaction accepts.
+ *
+ * @remarks `transaction` is adapter-specific and opaque to core (for the
+ * PostgreSQL adapter: a `pg` client inside `BEGIN`). An adapter whose
+ * `capabilities.transactions` is false throws a `WebhookError` when given one,
+ * rather than silently writing outside the host's transaction.
+ */
+export interface TransactionOptions {
+  transaction?: unknown;
+}
+
+/** Fields PUT /config writes, plus what a create needs. */
+export interface UpsertConfigInput {
+  agencyId: string;
+  webhookUrl: string;
+  enabled: boolean;
+  subscribedEventTypes: string[];
+  /** Epoch ms; becomes `updatedAt` (and `createdAt` on create). */
+  now: number;
+  /** Used only when the configuration is created. */
+  newId: string;
+  /** Used only when the configuration is created; an update never changes the secret. */
+  newSigningSecret: string;
+}
+
+/** Page request of {@link WebhookStore.listDeliveries}. */
+export interface ListDeliveriesOptions {
+  status?: DeliveryStatus;
+  /** Maximum number of records to return (≥ 1). */
+  limit: number;
+  /** Return only deliveries whose id sorts strictly before this id (keyset paging). */
+  beforeId?: string;
+}
+
+/** The precondition of a compare-and-set update. */
+export interface DeliveryExpectation {
+  /** The `attempt` value the caller read. */
+  attempt: number;
+  /** The `status` value the caller read. */
+  status: DeliveryStatus;
+}
+
+/** Optional behaviours, declared rather than guessed from which methods exist. */
+export interface StoreCapabilities {
+  /** `insertDelivery` honours `options.transaction`. */
+  transactions: boolean;
+  /** `purgeDeliveries` is implemented. */
+  purge: boolean;
+}
+
+/**
+ * Persistence of configurations and the delivery log.
+ *
+ * Every method is safe to call concurrently from many workers on many machines
+ * sharing one backend. Timestamps are epoch milliseconds supplied by the caller
+ * (the service's clock); stores never read the wall clock for records.
+ *
+ * @remarks Deliberately out of the contract: connections, pooling, migrations and
+ * key layout (each adapter owns those), and any notion of "due" work, which is the
+ * {@link DeliveryQueue}'s job. A store that is also the queue (PostgreSQL) may share
+ * rows between the two, but callers never rely on that.
+ */
+export interface WebhookStore {
+  readonly capabilities: StoreCapabilities;
+
+  /** The agency's configuration, or null when it has none. */
+  getConfig(agencyId: string): Promise<WebhookConfigRecord | null>;
+
+  /**
+   * Creates the agency's configuration (with `newId` and `newSigningSecret`) or,
+   * when one exists, updates its URL, enabled flag and subscriptions. Atomic: two
+   * concurrent first PUTs yield one configuration, one `created: true`.
+   * An update never changes `id`, `signingSecret` or `createdAt`.
+   */
+  upsertConfig(input: UpsertConfigInput): Promise<{ config: WebhookConfigRecord; created: boolean }>;
+
+  /** Replaces the signing secret at once; null when the agency has no configuration. */
+  setSigningSecret(agencyId: string, signingSecret: string, now: number): Promise<WebhookConfigRecord | null>;
+
+  /** Deletes the agency's configuration; false when there was none. Deliveries are kept. */
+  deleteConfig(agencyId: string): Promise<boolean>;
+
+  /**
+   * Inserts a delivery. Idempotent on (`agencyId`, `eventId`): when a delivery for
+   * that event exists already, nothing is written and the existing one is returned
+   * with `created: false`.
+   */
+  insertDelivery(
+    record: DeliveryRecord,
+    options?: TransactionOptions,
+  ): Promise<{ delivery: DeliveryRecord; created: boolean }>;
+
+  /** The delivery with this id (of any agency), or null. */
+  getDelivery(deliveryId: string): Promise<DeliveryRecord | null>;
+
+  /** The agency's deliveries, newest first (descending id), filtered and paged by id. */
+  listDeliveries(agencyId: string, options: ListDeliveriesOptions): Promise<DeliveryRecord[]>;
+
+  /**
+   * Compare-and-set: applies `update` only when the stored `attempt` and `status`
+   * still equal `expected`, and returns the updated record; returns null when the
+   * precondition failed or the delivery does not exist. This is what makes an
+   * attempt recorded once even when two workers raced on it.
+   */
+  updateDelivery(
+    deliveryId: string,
+    expected: DeliveryExpectation,
+    update: DeliveryUpdate,
+  ): Promise<DeliveryRecord | null>;
+
+  /**
+   * Pending deliveries whose `nextRetryAt` is at or before `dueBefore`, oldest due
+   * first: what a recovery sweep re-enqueues when a queue entry was lost.
+   */
+  listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]>;
+
+  /**
+   * Deletes up to `limit` finished (`success` or `failed`) deliveries created before
+   * `olderThan`; never a pending one. Returns how many were deleted. Present when
+   * `capabilities.purge` is true.
+   */
+  purgeDeliveries?(options: { olderThan: number; limit: number }): Promise<number>;
+
+  /** Releases connections the store opened itself (not injected ones). Idempotent. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,42 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * Tests run against the TypeScript sources of the workspace packages (no build
+ * needed): `@svc/webhooks-<pkg>` maps to `packages/<pkg>/src/index.ts` and a
+ * subpath `@svc/webhooks-<pkg>/<entry>` to `packages/<pkg>/src/<entry>.ts`,
+ * which is exactly how each package's tsup entries are laid out.
+ */
+const alias = [
+  { find: /^@svc\/webhooks-([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` },
+  { find: /^@svc\/webhooks-([a-z]+)\/([a-z-]+)$/, replacement: `${root}packages/$1/src/$2.ts` },
+  { find: /^@svc\/test-support$/, replacement: `${root}internal/test-support/src/index.ts` },
+];
+
+const packages = ['verify', 'core', 'pg', 'redis', 'express'];
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      ...packages.map((name) => ({
+        extends: true as const,
+        test: {
+          name,
+          include: [`packages/${name}/{src,test}/**/*.test.ts`],
+        },
+      })),
+      {
+        extends: true as const,
+        test: {
+          name: 'examples',
+          include: ['examples/*/test/**/*.test.ts', 'internal/*/test/**/*.test.ts'],
+        },
+      },
+    ],
+  },
+});
