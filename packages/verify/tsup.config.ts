@@ -3,5 +3,5 @@ import { baseTsupOptions } from '../../tsup.base';
 
 export default defineConfig({
   ...baseTsupOptions,
-  entry: ["src/index.ts","src/web.ts","src/express.ts","src/fetch.ts"],
+  entry: ['src/index.ts', 'src/web.ts', 'src/express.ts', 'src/fetch.ts'],
 });

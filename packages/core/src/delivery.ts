@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ParsedEvent } from './event-catalogue';
 
 /** States of a delivery record (spec: States and transitions). */
 export const deliveryStatusSchema = z.enum(['pending', 'success', 'failed']).meta({
@@ -162,5 +163,36 @@ export function toDeliveryDetail(record: DeliveryRecord): DeliveryDetail {
     lastErrorMessage: record.lastErrorMessage,
     createdOn: record.createdOn,
     lastResponseExcerpt: record.lastResponseExcerpt,
+  };
+}
+
+/** A new pending delivery of a validated event, due now (its first attempt). */
+export function newDeliveryRecord(
+  event: ParsedEvent,
+  init: { id: string; now: number; maxAttempts: number },
+): DeliveryRecord {
+  return {
+    id: init.id,
+    agencyId: event.agencyId,
+    // Without a host-supplied event id, the delivery stands for its own event.
+    eventId: event.eventId ?? `evt_${init.id}`,
+    eventType: event.eventType,
+    entityType: event.entityType,
+    entityId: event.entityId,
+    parentEntityId: event.parentEntityId,
+    createdById: event.createdById,
+    createdByRole: event.createdByRole,
+    payload: event.metadata,
+    createdOn: event.createdOn ?? init.now,
+    createdAt: init.now,
+    status: 'pending',
+    attempt: 0,
+    maxAttempts: init.maxAttempts,
+    nextRetryAt: init.now,
+    lastAttemptAt: null,
+    deliveredAt: null,
+    lastResponseCode: null,
+    lastErrorMessage: null,
+    lastResponseExcerpt: null,
   };
 }

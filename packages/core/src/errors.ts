@@ -9,12 +9,14 @@ export type WebhookErrorCode =
   | 'validation_failed'
   | 'invalid_webhook_url'
   | 'unknown_event_type'
+  | 'invalid_event_definition'
   | 'invalid_metadata'
   | 'config_not_found'
   | 'delivery_not_found'
   | 'delivery_not_replayable'
   | 'claim_lost'
   | 'schema_not_migrated'
+  | 'transactions_unsupported'
   | 'store_error';
 
 /** Base class of every error thrown on purpose by the webhooks packages. */

@@ -1,0 +1,138 @@
+/**
+ * Verify benchmark: @svc/webhooks-verify against the raw node:crypto floor and against svix,
+ * standardwebhooks and stripe, for 100 B, 1 KiB and 64 KiB bodies, all in one run. Writes its
+ * section of docs/benchmarks.md. Build the package first: `pnpm --filter @svc/webhooks-verify build`.
+ *
+ * `--quick` runs one short round (for checking the script); `--strict` exits 1 when a bar is missed.
+ */
+import { readFileSync } from 'node:fs';
+import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
+import { type Contender, contenders } from './contenders';
+import { BODY_SIZES, type BodySize, jsonBody } from './fixtures';
+import { type MeasuredTask, measure } from './measure';
+
+const quick = process.argv.includes('--quick');
+const strict = process.argv.includes('--strict');
+const options = quick ? { rounds: 1, timeMs: 100, warmupMs: 20 } : { rounds: 5, timeMs: 250, warmupMs: 50 };
+
+const SIZE_LABELS: Record<BodySize, string> = { 100: '100 B', 1024: '1 KiB', 65536: '64 KiB' };
+
+function taskId(contender: Contender, size: BodySize): string {
+  return `${contender.name} @ ${SIZE_LABELS[size]}`;
+}
+
+/** Calls per timed sample: enough to dwarf the timer at small bodies, few at 64 KiB. */
+function batchFor(size: BodySize): number {
+  return size >= 65_536 ? 4 : 64;
+}
+
+async function prepareTasks(): Promise<MeasuredTask[]> {
+  const tasks: MeasuredTask[] = [];
+  for (const size of BODY_SIZES) {
+    const body = jsonBody(size);
+    for (const contender of contenders) {
+      const call = contender.prepare(body);
+      // Every contender must accept its own valid delivery, or it would be timing an error path.
+      const result = await call();
+      if (!result) throw new Error(`${taskId(contender, size)} did not verify its input`);
+      const isAsync = call() instanceof Promise;
+      tasks.push({ id: taskId(contender, size), call, isAsync, batch: batchFor(size) });
+    }
+  }
+  return tasks;
+}
+
+function version(pkg: string): string {
+  const url = new URL(`../node_modules/${pkg}/package.json`, import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
+
+function formatOps(ops: number): string {
+  return Math.round(ops).toLocaleString('en-US');
+}
+
+function results(ops: Map<string, number>) {
+  const get = (name: string, size: BodySize) => ops.get(`${name} @ ${SIZE_LABELS[size]}`) ?? Number.NaN;
+  const ratio = (contender: Contender, size: BodySize) =>
+    get(contender.name, size) /
+    get(contender.floor === 'floor' ? 'raw node:crypto floor' : 'raw floor + JSON.parse', size);
+  return { get, ratio };
+}
+
+function table(ops: Map<string, number>): string {
+  const { get, ratio } = results(ops);
+  const header = ['contender', 'parses', 'compared with', ...BODY_SIZES.map((s) => `${SIZE_LABELS[s]} ops/s (× floor)`)];
+  const rows = contenders.map((c) => [
+    c.name,
+    c.parses ? 'yes' : 'no',
+    c.floor,
+    ...BODY_SIZES.map((size) => `${formatOps(get(c.name, size))} (${ratio(c, size).toFixed(2)}×)`),
+  ]);
+  return markdownTable(header, rows);
+}
+
+interface Bar {
+  text: string;
+  met: boolean;
+}
+
+function bars(ops: Map<string, number>): Bar[] {
+  const { get } = results(ops);
+  const at = (name: string) => get(name, 1024);
+  const sig = at('@svc verifyWebhookSignature');
+  const full = at('@svc verifyWebhook');
+  const floorFull = at('raw floor + JSON.parse');
+  return [
+    { text: 'verifyWebhookSignature ≥ 0.9× the raw floor', met: sig >= 0.9 * at('raw node:crypto floor') },
+    { text: 'verifyWebhookSignature ahead of stripe verifyHeader', met: sig > at('stripe webhooks.signature.verifyHeader') },
+    { text: 'verifyWebhook ≥ 0.9× the raw floor + JSON.parse', met: full >= 0.9 * floorFull },
+    { text: 'verifyWebhook ahead of stripe constructEvent', met: full > at('stripe webhooks.constructEvent') },
+    { text: 'verifyWebhook ahead of svix', met: full > at('svix Webhook.verify') },
+    { text: 'verifyWebhook ahead of standardwebhooks', met: full > at('standardwebhooks Webhook.verify') },
+  ];
+}
+
+function section(ops: Map<string, number>, checked: Bar[]): string {
+  const versions = ['@svc/webhooks-verify', 'stripe', 'svix', 'standardwebhooks', 'tinybench']
+    .map((pkg) => `${pkg} ${version(pkg)}`)
+    .join(', ');
+  return `## verify
+
+Run \`pnpm --filter @svc/bench run verify\` (after \`pnpm --filter @svc/webhooks-verify build\`).
+
+- Date: ${new Date().toISOString().slice(0, 10)}; ${describeMachine()}
+- Versions: ${versions}
+- Method: tinybench, ${options.rounds} interleaved rounds of ${options.timeMs} ms per task; each sample times a
+  batch of calls (64, or 4 at 64 KiB); the figure is the median over rounds of the median sample.
+  Bodies are JSON objects of exactly 100 B, 1 KiB and 64 KiB, passed as strings; every call verifies a
+  valid delivery, with the timestamp check on where the library has one.
+- Floor: \`createHmac('sha256', secret).update(\`\${t}.\${body}\`)\` + \`timingSafeEqual\`, given \`t\` and \`v1\`
+  already split out of the header and no timestamp check; "+ JSON.parse" also parses the body.
+  Ratios compare each contender with the floor that does the same work (parsing or not).
+- svix and standardwebhooks also parse the body; stripe's constructEvent parses, verifyHeader does not.
+
+${table(ops)}
+
+Bars (1 KiB, same run):
+
+${checked.map((bar) => `- ${bar.met ? 'met' : '**missed**'}: ${bar.text}`).join('\n')}
+`;
+}
+
+async function main(): Promise<void> {
+  const tasks = await prepareTasks();
+  console.log(`verify bench: ${tasks.length} tasks, ${options.rounds} round(s)…`);
+  const ops = await measure(tasks, options);
+  const checked = bars(ops);
+  const markdown = section(ops, checked);
+  console.log(markdown);
+  if (quick) {
+    console.log('(--quick: docs/benchmarks.md not written)');
+  } else {
+    writeBenchSection('verify', markdown);
+    console.log('wrote the verify section of docs/benchmarks.md');
+  }
+  if (strict && checked.some((bar) => !bar.met)) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,15 @@
+export type { TestCertificate } from './certificate';
+export { getTestCertificate, TEST_CERTIFICATE_NAMES } from './certificate';
+export type { FakeHostAnswer, FakeHostResolver, FakeResolvedAddress } from './host-resolver';
+export { hostResolver } from './host-resolver';
+export type {
+  ReceivedRequest,
+  ResponseHandler,
+  ResponsePlan,
+  TestReceiver,
+  TestReceiverOptions,
+} from './receiver';
+export { startTestReceiver } from './receiver';
+export type { ReceiverStats } from './receiver-messages';
+export type { ReceiverProcess, ReceiverProcessOptions } from './receiver-process';
+export { spawnReceiverProcess } from './receiver-process';

@@ -1,0 +1,73 @@
+import type { DeliveryRecord } from './delivery';
+import type { Engine } from './engine';
+import { buildEnvelope } from './envelope';
+import { callHook } from './hooks';
+import type { Claim } from './queue';
+import { buildSignedDelivery } from './signed-request';
+import { abandonUpdate, applyAttemptOutcome } from './state-machine';
+
+/**
+ * Handles one claimed queue entry from start to finish: reconcile it with the
+ * store, send one attempt, record it (compare-and-set on the attempt number),
+ * then ack or reschedule the entry.
+ *
+ * The store is the source of truth and the queue only says "look at this one
+ * now". That is why a stale entry (left by a crash between the store write and
+ * the queue write, or duplicated by a recovery sweep) is harmless: it is
+ * reconciled against the record before anything is sent.
+ */
+export async function runClaim(engine: Engine, claim: Claim, claimedAt: number): Promise<void> {
+  const record = await engine.store.getDelivery(claim.deliveryId);
+  if (!record || record.status !== 'pending') {
+    await engine.queue.ack(claim);
+    return;
+  }
+  if (record.nextRetryAt !== null && record.nextRetryAt > claimedAt) {
+    await engine.queue.reschedule(claim, record.nextRetryAt);
+    return;
+  }
+  const config = await engine.store.getConfig(record.agencyId);
+  if (!config?.enabled) {
+    const reason = config ? 'config_disabled' : 'config_deleted';
+    const saved = await compareAndSet(engine, record, abandonUpdate(record, reason, engine.clock()));
+    if (saved) callHook(engine.hooks.onFailed, saved);
+    await settle(engine, claim, saved);
+    return;
+  }
+  const sentAt = engine.clock();
+  const envelope = buildEnvelope(record, record.attempt + 1, sentAt);
+  const outcome = await engine.transport.send(buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret));
+  const saved = await compareAndSet(
+    engine,
+    record,
+    applyAttemptOutcome(record, outcome, sentAt, engine.retry, engine.random),
+  );
+  if (saved) {
+    callHook(engine.hooks.onAttempt, { delivery: saved, outcome, claimedAt, runAt: claim.runAt });
+    if (saved.status === 'success') callHook(engine.hooks.onDelivered, saved);
+    if (saved.status === 'failed') callHook(engine.hooks.onFailed, saved);
+  }
+  await settle(engine, claim, saved);
+}
+
+function compareAndSet(
+  engine: Engine,
+  record: DeliveryRecord,
+  update: Parameters<Engine['store']['updateDelivery']>[2],
+): Promise<DeliveryRecord | null> {
+  return engine.store.updateDelivery(record.id, { attempt: record.attempt, status: record.status }, update);
+}
+
+/**
+ * Brings the queue entry in line with the record. When our compare-and-set lost
+ * (another worker recorded this attempt first, after our lease had lapsed), the
+ * record is read again so the entry follows whatever that worker decided.
+ */
+async function settle(engine: Engine, claim: Claim, saved: DeliveryRecord | null): Promise<void> {
+  const current = saved ?? (await engine.store.getDelivery(claim.deliveryId));
+  if (current?.status === 'pending' && current.nextRetryAt !== null) {
+    await engine.queue.reschedule(claim, current.nextRetryAt);
+  } else {
+    await engine.queue.ack(claim);
+  }
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/**
+ * The allowed values of an envelope's `entityType` (spec: Entity types), in the
+ * spec's order.
+ */
+export const entityTypeSchema = z
+  .enum([
+    'job',
+    'quote',
+    'invoice',
+    'approval',
+    'property',
+    'estate',
+    'agent',
+    'agency',
+    'service_provider',
+    'thread',
+    'message',
+    'user',
+    'communications',
+  ])
+  .meta({ id: 'EntityType', description: 'Kind of business object an event refers to' });
+
+/** One of the 13 entity types. */
+export type EntityType = z.infer<typeof entityTypeSchema>;
+
+/** The 13 entity types, in the spec's order. */
+export const ENTITY_TYPES: readonly EntityType[] = entityTypeSchema.options;

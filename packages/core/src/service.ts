@@ -1,0 +1,270 @@
+import type { AttemptOutcome } from './attempt-outcome';
+import {
+  type PutConfigBody,
+  putConfigBodySchema,
+  type RotatedSecret,
+  type TestResult,
+  type WebhookConfig,
+  type WebhookConfigRecord,
+} from './config';
+import {
+  type DeliveryDetail,
+  type DeliveryList,
+  type DeliveryRecord,
+  listDeliveriesQuerySchema,
+  type ListDeliveriesQuery,
+  newDeliveryRecord,
+  type ReplayResult,
+  toDeliveryDetail,
+  toDeliverySummary,
+} from './delivery';
+import { attachEngine, type Engine } from './engine';
+import { buildTestEnvelope } from './envelope';
+import { ConfigNotFoundError, DeliveryNotFoundError, DeliveryNotReplayableError } from './errors';
+import { createEventCatalogue, type EmitInput, type EventCatalogue } from './event-catalogue';
+import type { WebhookHooks } from './hooks';
+import { newId } from './ids';
+import { decodeListCursor, encodeListCursor } from './list-cursor';
+import type { DeliveryQueue } from './queue';
+import { type RetryOptions, resolveRetryPolicy } from './retry-policy';
+import { generateSigningSecret, maskSigningSecret } from './secret';
+import { buildSignedDelivery } from './signed-request';
+import { replayUpdate } from './state-machine';
+import type { TransactionOptions, WebhookStore } from './store';
+import { createTransport, type TransportOptions } from './transport';
+import { createUrlPolicy, type UrlPolicyOptions } from './url-policy';
+import { parseWithSchema } from './validation';
+
+/** Options of {@link createWebhookService}. */
+export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCatalogue> {
+  /** Where configurations and the delivery log live (`createMemoryStore()`, `createPgStore()`, …). */
+  store: WebhookStore;
+  /** Where due work waits for a worker (`createMemoryQueue()`, `createPgQueue()`, …). */
+  queue: DeliveryQueue;
+  /**
+   * Event catalogue: which event types exist and their metadata schemas.
+   * @default createEventCatalogue() — the eight built-in event types
+   */
+  events?: TEvents;
+  /** SSRF rules for webhook URLs, applied at PUT and again at every send. */
+  urlPolicy?: UrlPolicyOptions;
+  /**
+   * Attempts and backoff.
+   * @default { maxAttempts: 5, schedule: [60_000, 600_000, 7_200_000, 43_200_000] } with ±20 % jitter
+   */
+  retry?: RetryOptions;
+  /** HTTP client settings (timeout, extra CA, pool size). */
+  transport?: TransportOptions;
+  /** Observability callbacks; none by default. */
+  hooks?: WebhookHooks;
+  /**
+   * Source of "now" in epoch ms, for tests.
+   * @default Date.now
+   */
+  clock?: () => number;
+  /**
+   * Source of jitter in [0, 1), for tests.
+   * @default Math.random
+   */
+  random?: () => number;
+}
+
+/** Result of {@link WebhookService.putConfig}: the configuration view and whether it was created. */
+export type PutConfigResult = WebhookConfig & { created: boolean };
+
+/** Options of {@link WebhookService.emit}. */
+export type EmitOptions = TransactionOptions;
+
+/** The embeddable webhook service: management operations and `emit`. */
+export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue> {
+  readonly store: WebhookStore;
+  readonly queue: DeliveryQueue;
+  readonly events: TEvents;
+  /**
+   * Records one delivery of the event for the agency and queues it; no network I/O.
+   * Returns null when the agency has no configuration, it is disabled, or it does
+   * not subscribe to the event type. With `eventId`, emitting the same event twice
+   * returns the first delivery. With `{ transaction }` (adapters with transaction
+   * support), the delivery is written in the host's transaction (outbox).
+   * @throws UnknownEventTypeError, WebhookValidationError (`validation_failed`, `invalid_metadata`)
+   */
+  emit(input: EmitInput<TEvents>, options?: EmitOptions): Promise<{ deliveryId: string } | null>;
+  /** The configuration with its secret masked. @throws ConfigNotFoundError */
+  getConfig(agencyId: string): Promise<WebhookConfig>;
+  /**
+   * Creates (secret returned in full, once) or updates (secret masked, unchanged) the configuration.
+   * @throws WebhookValidationError, UnknownEventTypeError, InvalidWebhookUrlError
+   */
+  putConfig(agencyId: string, body: PutConfigBody): Promise<PutConfigResult>;
+  /** Replaces the signing secret; the old one stops signing at once. @throws ConfigNotFoundError */
+  rotateSecret(agencyId: string): Promise<RotatedSecret>;
+  /** Sends one signed `webhook_test` event now, whether or not enabled; not logged. @throws ConfigNotFoundError */
+  sendTest(agencyId: string): Promise<TestResult>;
+  /** The agency's deliveries, newest first. @throws WebhookValidationError */
+  listDeliveries(agencyId: string, query?: ListDeliveriesQuery): Promise<DeliveryList>;
+  /** One delivery in detail form. @throws DeliveryNotFoundError (also for another agency's id) */
+  getDelivery(agencyId: string, deliveryId: string): Promise<DeliveryDetail>;
+  /** Puts a failed delivery back on the queue for one more attempt. @throws DeliveryNotFoundError, DeliveryNotReplayableError */
+  replay(agencyId: string, deliveryId: string): Promise<ReplayResult>;
+  /** Deletes the configuration (deliveries still queued then fail without a request). */
+  deleteConfig(agencyId: string): Promise<boolean>;
+  /** Closes the HTTP connection pool. Stores and queues are closed by their owner. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the webhook service. Pair it with {@link createWorker} in every process
+ * that should send deliveries.
+ *
+ * @example
+ * const webhooks = createWebhookService({ store: createMemoryStore(), queue: createMemoryQueue() });
+ * await webhooks.putConfig('agency-1', { webhookUrl: 'https://example.com/hooks', enabled: true, subscribedEventTypes: ['job_created'] });
+ */
+export function createWebhookService<TEvents extends EventCatalogue = EventCatalogue>(
+  options: WebhookServiceOptions<TEvents>,
+): WebhookService<TEvents> {
+  const urlPolicy = createUrlPolicy(options.urlPolicy);
+  const engine: Engine = {
+    store: options.store,
+    queue: options.queue,
+    events: options.events ?? createEventCatalogue(),
+    urlPolicy,
+    transport: createTransport({ ...options.transport, urlPolicy }),
+    retry: resolveRetryPolicy(options.retry),
+    hooks: options.hooks ?? {},
+    clock: options.clock ?? Date.now,
+    random: options.random ?? Math.random,
+  };
+  const service: WebhookService<TEvents> = {
+    store: engine.store,
+    queue: engine.queue,
+    events: engine.events as TEvents,
+    emit: (input, emitOptions) => emit(engine, input, emitOptions),
+    getConfig: async (agencyId) => toConfigView(await requireConfig(engine, agencyId), false),
+    putConfig: (agencyId, body) => putConfig(engine, agencyId, body),
+    rotateSecret: (agencyId) => rotateSecret(engine, agencyId),
+    sendTest: (agencyId) => sendTest(engine, agencyId),
+    listDeliveries: (agencyId, query) => listDeliveries(engine, agencyId, query),
+    getDelivery: async (agencyId, id) => toDeliveryDetail(await requireDelivery(engine, agencyId, id)),
+    replay: (agencyId, id) => replay(engine, agencyId, id),
+    deleteConfig: (agencyId) => engine.store.deleteConfig(agencyId),
+    close: () => engine.transport.close(),
+  };
+  attachEngine(service, engine);
+  return service;
+}
+
+async function emit(
+  engine: Engine,
+  input: unknown,
+  options: EmitOptions | undefined,
+): Promise<{ deliveryId: string } | null> {
+  const event = engine.events.parseEvent(input);
+  const config = await engine.store.getConfig(event.agencyId);
+  if (!config?.enabled || !config.subscribedEventTypes.includes(event.eventType)) return null;
+  const now = engine.clock();
+  const record = newDeliveryRecord(event, { id: newId(), now, maxAttempts: engine.retry.maxAttempts });
+  const { delivery, created } = await engine.store.insertDelivery(record, options);
+  if (created) {
+    await engine.queue.enqueue({ deliveryId: delivery.id, agencyId: delivery.agencyId, runAt: now }, options);
+  }
+  return { deliveryId: delivery.id };
+}
+
+async function putConfig(engine: Engine, agencyId: string, body: PutConfigBody): Promise<PutConfigResult> {
+  const parsed = parseWithSchema(putConfigBodySchema, body, 'webhook configuration');
+  const subscribedEventTypes = [...new Set(parsed.subscribedEventTypes)];
+  engine.events.assertKnownTypes(subscribedEventTypes);
+  await engine.urlPolicy.check(parsed.webhookUrl);
+  const { config, created } = await engine.store.upsertConfig({
+    agencyId,
+    webhookUrl: parsed.webhookUrl,
+    enabled: parsed.enabled,
+    subscribedEventTypes,
+    now: engine.clock(),
+    newId: newId(),
+    newSigningSecret: generateSigningSecret(),
+  });
+  return { ...toConfigView(config, created), created };
+}
+
+async function rotateSecret(engine: Engine, agencyId: string): Promise<RotatedSecret> {
+  const signingSecret = generateSigningSecret();
+  const updated = await engine.store.setSigningSecret(agencyId, signingSecret, engine.clock());
+  if (!updated) throw new ConfigNotFoundError(agencyId);
+  return { signingSecret };
+}
+
+async function sendTest(engine: Engine, agencyId: string): Promise<TestResult> {
+  const config = await requireConfig(engine, agencyId);
+  const envelope = buildTestEnvelope(agencyId, newId(), engine.clock());
+  const outcome = await engine.transport.send(
+    buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret),
+  );
+  return { success: outcome.ok, statusCode: outcome.statusCode ?? 0, message: describeTestOutcome(outcome) };
+}
+
+function describeTestOutcome(outcome: AttemptOutcome): string {
+  if (outcome.ok) return `Test event delivered: the receiver answered HTTP ${outcome.statusCode}.`;
+  if (outcome.statusCode !== null) {
+    return `Test event not accepted: the receiver answered HTTP ${outcome.statusCode}.`;
+  }
+  return `Test event not delivered: ${outcome.errorMessage ?? 'no response'}.`;
+}
+
+async function listDeliveries(
+  engine: Engine,
+  agencyId: string,
+  query: ListDeliveriesQuery | undefined,
+): Promise<DeliveryList> {
+  const { status, limit, cursor } = parseWithSchema(listDeliveriesQuerySchema, query ?? {}, 'delivery list query');
+  const beforeId = cursor === undefined ? undefined : decodeListCursor(cursor);
+  // One extra row tells whether another page exists without a count query.
+  const rows = await engine.store.listDeliveries(agencyId, { status, limit: limit + 1, beforeId });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    deliveries: page.map(toDeliverySummary),
+    nextCursor: rows.length > limit && last ? encodeListCursor(last.id) : null,
+  };
+}
+
+async function replay(engine: Engine, agencyId: string, deliveryId: string): Promise<ReplayResult> {
+  const record = await requireDelivery(engine, agencyId, deliveryId);
+  const now = engine.clock();
+  const saved = await engine.store.updateDelivery(
+    record.id,
+    { attempt: record.attempt, status: record.status },
+    replayUpdate(record, now),
+  );
+  if (!saved) {
+    // Someone changed it between our read and write (another replay, most likely).
+    const current = await requireDelivery(engine, agencyId, deliveryId);
+    throw new DeliveryNotReplayableError(deliveryId, current.status);
+  }
+  await engine.queue.enqueue({ deliveryId: saved.id, agencyId: saved.agencyId, runAt: now });
+  return { message: 'Delivery re-enqueued for another attempt.', deliveryId: saved.id };
+}
+
+async function requireConfig(engine: Engine, agencyId: string): Promise<WebhookConfigRecord> {
+  const config = await engine.store.getConfig(agencyId);
+  if (!config) throw new ConfigNotFoundError(agencyId);
+  return config;
+}
+
+async function requireDelivery(engine: Engine, agencyId: string, deliveryId: string): Promise<DeliveryRecord> {
+  const record = await engine.store.getDelivery(deliveryId);
+  // Another agency's delivery is reported exactly like a missing one: ids leak nothing.
+  if (!record || record.agencyId !== agencyId) throw new DeliveryNotFoundError(deliveryId);
+  return record;
+}
+
+function toConfigView(config: WebhookConfigRecord, revealSecret: boolean): WebhookConfig {
+  return {
+    id: config.id,
+    webhookUrl: config.webhookUrl,
+    signingSecret: revealSecret ? config.signingSecret : maskSigningSecret(config.signingSecret),
+    enabled: config.enabled,
+    subscribedEventTypes: [...config.subscribedEventTypes],
+  };
+}

@@ -1,0 +1,31 @@
+import { signWebhook } from '@svc/webhooks-verify';
+import { serializeEnvelope, type WebhookEnvelope } from './envelope';
+import type { OutgoingDelivery } from './transport';
+
+/** Header carrying `t=<ms>,v1=<hex>` (spec: Delivery authenticity). */
+export const SIGNATURE_HEADER = 'x-service-signature';
+/** Header repeating the envelope's `webhookId`, so receivers can dedupe before parsing. */
+export const WEBHOOK_ID_HEADER = 'x-service-webhook-id';
+/** Header repeating the envelope's `eventType`, so receivers can route before parsing. */
+export const EVENT_TYPE_HEADER = 'x-service-event-type';
+
+/**
+ * Serialises the envelope once and signs exactly those bytes with the time of
+ * the attempt, so the signature's `t` and the envelope's `deliveredAt` agree.
+ */
+export function buildSignedDelivery(
+  url: string,
+  envelope: WebhookEnvelope,
+  signingSecret: string,
+): OutgoingDelivery {
+  const body = serializeEnvelope(envelope);
+  return {
+    url,
+    body,
+    headers: {
+      [SIGNATURE_HEADER]: signWebhook(body, signingSecret, envelope.deliveredAt),
+      [WEBHOOK_ID_HEADER]: envelope.webhookId,
+      [EVENT_TYPE_HEADER]: envelope.eventType,
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import type { AttemptErrorKind, AttemptOutcome } from './attempt-outcome';
+import type { DeliveryRecord, DeliveryUpdate } from './delivery';
+import { DeliveryNotReplayableError } from './errors';
+import { type RetryPolicy, retryDelayMs } from './retry-policy';
+
+/*
+ * The delivery state machine as pure functions of (record, input, now, policy):
+ * no I/O and no clock, so every transition is a table row in the tests. Callers
+ * persist the returned update with a compare-and-set on the record's `attempt`
+ * and `status`, which is what makes each transition happen once.
+ *
+ *   pending --2xx--> success
+ *   pending --fail, attempts left--> pending (nextRetryAt set)
+ *   pending --fail, last attempt--> failed
+ *   pending --config disabled/deleted--> failed (no attempt counted)
+ *   failed --replay--> pending (exactly one more attempt)
+ */
+
+/** Why a delivery was given up without sending it. */
+export type AbandonReason = 'config_deleted' | 'config_disabled';
+
+const ABANDON_MESSAGES: Record<AbandonReason, string> = {
+  config_deleted: 'Webhook configuration was deleted; no request was sent.',
+  config_disabled: 'Webhook configuration is disabled; no request was sent.',
+};
+
+const FALLBACK_ERROR_MESSAGES: Record<AttemptErrorKind, string> = {
+  http_status: 'The receiver did not answer with a 2xx status.',
+  timeout: 'The receiver did not answer in time.',
+  dns: 'The webhook URL’s hostname did not resolve.',
+  private_address: 'The webhook URL resolved to a non-public address; no request was sent.',
+  connect: 'Could not connect to the receiver.',
+  tls: 'The TLS handshake with the receiver failed.',
+};
+
+/** The failure text stored as `lastErrorMessage`; the transport's when it gave one. */
+function failureMessage(outcome: AttemptOutcome): string {
+  if (outcome.errorMessage) return outcome.errorMessage;
+  if (outcome.errorKind === 'http_status' && outcome.statusCode !== null) {
+    return `The receiver answered HTTP ${outcome.statusCode}.`;
+  }
+  return outcome.errorKind ? FALLBACK_ERROR_MESSAGES[outcome.errorKind] : 'The attempt failed.';
+}
+
+/** The fields every recorded attempt sets, whatever its result. */
+function attemptFields(record: DeliveryRecord, outcome: AttemptOutcome, now: number) {
+  return {
+    attempt: record.attempt + 1,
+    maxAttempts: record.maxAttempts,
+    lastAttemptAt: now,
+    lastResponseCode: outcome.statusCode,
+    lastResponseExcerpt: outcome.responseExcerpt,
+  };
+}
+
+/**
+ * The record's next state after an attempt with `outcome` made at `now`.
+ *
+ * A 2xx makes it `success`. A failure (non-2xx, redirect, timeout, DNS, connect,
+ * TLS, private address) counts as an attempt: with attempts left it stays
+ * `pending` and is due again after {@link retryDelayMs}; on the last one
+ * (`attempt >= record.maxAttempts`) it becomes `failed`. The record's own
+ * `maxAttempts` decides, not the policy's, so a replayed delivery gets exactly
+ * the one extra attempt it was given.
+ *
+ * @param random - jitter source in [0, 1); defaults to `Math.random`, inject a fixed one in tests.
+ */
+export function applyAttemptOutcome(
+  record: DeliveryRecord,
+  outcome: AttemptOutcome,
+  now: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): DeliveryUpdate {
+  const fields = attemptFields(record, outcome, now);
+  if (outcome.ok) {
+    return { ...fields, status: 'success', nextRetryAt: null, deliveredAt: now, lastErrorMessage: null };
+  }
+  const attemptsLeft = fields.attempt < record.maxAttempts;
+  return {
+    ...fields,
+    status: attemptsLeft ? 'pending' : 'failed',
+    nextRetryAt: attemptsLeft ? now + retryDelayMs(fields.attempt, outcome, policy, random) : null,
+    deliveredAt: record.deliveredAt,
+    lastErrorMessage: failureMessage(outcome),
+  };
+}
+
+/** True when the delivery can be replayed: only a `failed` one can. */
+export function canReplay(record: DeliveryRecord): boolean {
+  return record.status === 'failed';
+}
+
+/**
+ * The update a replay writes: `pending`, due `now`, with exactly one more attempt
+ * (`maxAttempts = attempt + 1`). The attempt counter continues (5 → the replayed
+ * attempt is 6) and the last attempt's fields are kept until that attempt is made.
+ *
+ * @throws {@link DeliveryNotReplayableError} when the delivery is not `failed`.
+ */
+export function replayUpdate(record: DeliveryRecord, now: number): DeliveryUpdate {
+  if (!canReplay(record)) throw new DeliveryNotReplayableError(record.id, record.status);
+  return {
+    status: 'pending',
+    attempt: record.attempt,
+    maxAttempts: record.attempt + 1,
+    nextRetryAt: now,
+    lastAttemptAt: record.lastAttemptAt,
+    deliveredAt: record.deliveredAt,
+    lastResponseCode: record.lastResponseCode,
+    lastErrorMessage: record.lastErrorMessage,
+    lastResponseExcerpt: record.lastResponseExcerpt,
+  };
+}
+
+/**
+ * The update that gives a delivery up because its configuration was disabled or
+ * deleted before the attempt: `failed`, no retry scheduled, `lastErrorMessage`
+ * saying why. No request was sent, so the attempt counter and the last attempt's
+ * fields are left as they were (a replay after re-enabling sends it).
+ *
+ * @param _now - epoch ms of the decision; accepted so every transition has the
+ * same inputs, unused because giving up records no attempt time.
+ */
+export function abandonUpdate(record: DeliveryRecord, reason: AbandonReason, _now: number): DeliveryUpdate {
+  return {
+    status: 'failed',
+    attempt: record.attempt,
+    maxAttempts: record.maxAttempts,
+    nextRetryAt: null,
+    lastAttemptAt: record.lastAttemptAt,
+    deliveredAt: record.deliveredAt,
+    lastResponseCode: record.lastResponseCode,
+    lastErrorMessage: ABANDON_MESSAGES[reason],
+    lastResponseExcerpt: record.lastResponseExcerpt,
+  };
+}

@@ -1,0 +1,263 @@
+import { runClaim } from './attempt-runner';
+import { type Engine, engineOf } from './engine';
+import { callHook, type WorkerErrorStage } from './hooks';
+import type { Claim } from './queue';
+import type { WebhookService } from './service';
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  /**
+   * Attempts in flight at once in this worker.
+   * @default 32
+   */
+  concurrency?: number;
+  /**
+   * Attempts in flight at once for one agency, so one slow or hanging receiver
+   * cannot take every slot while other agencies wait.
+   * @default 8
+   */
+  perAgencyConcurrency?: number;
+  /**
+   * Lease of a claimed entry in ms. Renewed every third of it while the attempt
+   * runs; must be well above the transport timeout so a live attempt never loses it.
+   * @default 30_000
+   */
+  leaseMs?: number;
+  /**
+   * Longest idle wait between claims when the queue has nothing due and sends no
+   * wake-up (queues with wake-ups start work sooner).
+   * @default 1000
+   */
+  pollIntervalMs?: number;
+  /**
+   * Re-enqueues pending deliveries that are overdue by more than `graceMs`: the
+   * repair for a queue entry lost between the store write and the queue write
+   * (possible when store and queue are different systems). `false` turns it off.
+   * @default { intervalMs: 60_000, graceMs: 900_000 }
+   */
+  recoverySweep?: { intervalMs?: number; graceMs?: number } | false;
+}
+
+/** A running (or stopped) delivery worker. */
+export interface WebhookWorker {
+  /** Starts claiming and sending. Calling it again while running does nothing. */
+  start(): Promise<void>;
+  /** Claims nothing new, waits for in-flight attempts to be recorded, then resolves. */
+  stop(): Promise<void>;
+  /** Attempts in flight right now. */
+  readonly inFlight: number;
+  readonly running: boolean;
+}
+
+const RESCHEDULE_SATURATED_MS = 100;
+
+/**
+ * Creates a worker that delivers the service's queued webhooks. Run one or more
+ * per process; many processes on many machines may share one store and queue.
+ *
+ * @example
+ * const worker = createWorker(webhooks, { concurrency: 64 });
+ * await worker.start();
+ * process.on('SIGTERM', () => worker.stop());
+ */
+export function createWorker(service: WebhookService, options: WorkerOptions = {}): WebhookWorker {
+  const engine = engineOf(service);
+  const settings = resolveWorkerOptions(options);
+  return new DeliveryWorker(engine, settings);
+}
+
+type WorkerSettings = Required<Omit<WorkerOptions, 'recoverySweep'>> & {
+  recoverySweep: { intervalMs: number; graceMs: number } | false;
+};
+
+function resolveWorkerOptions(options: WorkerOptions): WorkerSettings {
+  const positive = (name: string, value: number | undefined, fallback: number): number => {
+    const resolved = value ?? fallback;
+    if (!Number.isInteger(resolved) || resolved < 1) {
+      throw new RangeError(`Worker option ${name} must be a positive integer; got ${String(value)}.`);
+    }
+    return resolved;
+  };
+  const sweep = options.recoverySweep;
+  return {
+    concurrency: positive('concurrency', options.concurrency, 32),
+    perAgencyConcurrency: positive('perAgencyConcurrency', options.perAgencyConcurrency, 8),
+    leaseMs: positive('leaseMs', options.leaseMs, 30_000),
+    pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 1000),
+    recoverySweep:
+      sweep === false
+        ? false
+        : {
+            intervalMs: positive('recoverySweep.intervalMs', sweep?.intervalMs, 60_000),
+            graceMs: positive('recoverySweep.graceMs', sweep?.graceMs, 900_000),
+          },
+  };
+}
+
+class DeliveryWorker implements WebhookWorker {
+  #running = false;
+  #abort = new AbortController();
+  #loop: Promise<void> | null = null;
+  #held = new Map<string, { claim: Claim; done: Promise<void> }>();
+  #perAgency = new Map<string, number>();
+  #slotFreed: (() => void) | null = null;
+  #timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly settings: WorkerSettings,
+  ) {}
+
+  get inFlight(): number {
+    return this.#held.size;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    this.#abort = new AbortController();
+    const { leaseMs, recoverySweep } = this.settings;
+    this.#timers.push(setInterval(() => this.#renewAll(), Math.max(1, Math.floor(leaseMs / 3))));
+    if (recoverySweep) {
+      void this.#sweep(recoverySweep.graceMs);
+      this.#timers.push(setInterval(() => void this.#sweep(recoverySweep.graceMs), recoverySweep.intervalMs));
+    }
+    this.#loop = this.#claimLoop();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    this.#abort.abort();
+    this.#wakeClaimLoop();
+    await this.#loop;
+    await Promise.all([...this.#held.values()].map((entry) => entry.done));
+    for (const timer of this.#timers) clearInterval(timer);
+    this.#timers = [];
+  }
+
+  async #claimLoop(): Promise<void> {
+    const { concurrency, leaseMs, pollIntervalMs } = this.settings;
+    // Claiming one slot at a time costs a round trip per delivery on a database
+    // queue; waiting until an eighth of the slots are free batches the claims.
+    const minBatch = Math.max(1, Math.floor(concurrency / 8));
+    while (this.#running) {
+      const free = concurrency - this.#held.size;
+      if (free < minBatch && this.#held.size > 0) {
+        await new Promise<void>((resolve) => {
+          this.#slotFreed = resolve;
+        });
+        continue;
+      }
+      let claims: Claim[];
+      try {
+        claims = await this.engine.queue.claim({
+          limit: free,
+          leaseMs,
+          now: this.engine.clock(),
+          excludeAgencies: this.#saturatedAgencies(),
+        });
+      } catch (error) {
+        this.#reportError(error, 'claim');
+        await this.#idle(pollIntervalMs);
+        continue;
+      }
+      if (claims.length === 0) {
+        await this.#idle(pollIntervalMs);
+        continue;
+      }
+      for (const claim of claims) this.#dispatch(claim);
+    }
+  }
+
+  /**
+   * Waits for the queue to signal work, for the poll interval, for stop(), or for
+   * a slot to free up: the entries we skipped because their agency was saturated
+   * are already due, so a queue would not wake us for them.
+   */
+  async #idle(timeoutMs: number): Promise<void> {
+    const wait = new AbortController();
+    const stopWaiting = () => wait.abort();
+    this.#abort.signal.addEventListener('abort', stopWaiting, { once: true });
+    this.#slotFreed = stopWaiting;
+    try {
+      await this.engine.queue.waitForWork({ timeoutMs, signal: wait.signal });
+    } finally {
+      this.#abort.signal.removeEventListener('abort', stopWaiting);
+      if (this.#slotFreed === stopWaiting) this.#slotFreed = null;
+    }
+  }
+
+  #dispatch(claim: Claim): void {
+    const agencyLoad = this.#perAgency.get(claim.agencyId) ?? 0;
+    if (agencyLoad >= this.settings.perAgencyConcurrency || !this.#running) {
+      // A queue that cannot skip saturated agencies hands us their entries anyway:
+      // give them back for a moment instead of exceeding the agency's cap.
+      this.engine.queue
+        .reschedule(claim, this.engine.clock() + RESCHEDULE_SATURATED_MS)
+        .catch((error: unknown) => this.#reportError(error, 'claim', claim.deliveryId));
+      return;
+    }
+    this.#perAgency.set(claim.agencyId, agencyLoad + 1);
+    const done = runClaim(this.engine, claim, this.engine.clock())
+      .catch((error: unknown) => this.#reportError(error, 'attempt', claim.deliveryId))
+      .finally(() => this.#release(claim));
+    this.#held.set(claim.claimId, { claim, done });
+  }
+
+  #release(claim: Claim): void {
+    this.#held.delete(claim.claimId);
+    const load = (this.#perAgency.get(claim.agencyId) ?? 1) - 1;
+    if (load <= 0) this.#perAgency.delete(claim.agencyId);
+    else this.#perAgency.set(claim.agencyId, load);
+    this.#wakeClaimLoop();
+  }
+
+  #wakeClaimLoop(): void {
+    const wake = this.#slotFreed;
+    this.#slotFreed = null;
+    wake?.();
+  }
+
+  #saturatedAgencies(): string[] {
+    const saturated: string[] = [];
+    for (const [agencyId, load] of this.#perAgency) {
+      if (load >= this.settings.perAgencyConcurrency) saturated.push(agencyId);
+    }
+    return saturated;
+  }
+
+  #renewAll(): void {
+    const now = this.engine.clock();
+    for (const { claim } of this.#held.values()) {
+      this.engine.queue
+        .renew(claim, this.settings.leaseMs, now)
+        .catch((error: unknown) => this.#reportError(error, 'renew', claim.deliveryId));
+    }
+  }
+
+  async #sweep(graceMs: number): Promise<void> {
+    try {
+      const overdue = await this.engine.store.listDuePending(this.engine.clock() - graceMs, 100);
+      const busy = new Set([...this.#held.values()].map(({ claim }) => claim.deliveryId));
+      for (const delivery of overdue) {
+        if (busy.has(delivery.id)) continue;
+        await this.engine.queue.enqueue({
+          deliveryId: delivery.id,
+          agencyId: delivery.agencyId,
+          runAt: this.engine.clock(),
+        });
+      }
+    } catch (error) {
+      this.#reportError(error, 'sweep');
+    }
+  }
+
+  #reportError(error: unknown, stage: WorkerErrorStage, deliveryId?: string): void {
+    callHook(this.engine.hooks.onError, error, deliveryId === undefined ? { stage } : { stage, deliveryId });
+  }
+}

@@ -1,0 +1,6 @@
+import { createMemoryQueue } from '../src/memory-queue';
+import { createMemoryStore } from '../src/memory-store';
+import { describeQueueConformance, describeStoreConformance } from '../src/testing';
+
+describeStoreConformance('memory', () => ({ store: createMemoryStore() }));
+describeQueueConformance('memory', () => ({ queue: createMemoryQueue() }));

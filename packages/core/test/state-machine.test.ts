@@ -1,0 +1,413 @@
+import { describe, expect, it } from 'vitest';
+import type { AttemptOutcome } from '../src/attempt-outcome';
+import type { DeliveryRecord, DeliveryUpdate } from '../src/delivery';
+import { DeliveryNotReplayableError } from '../src/errors';
+import { DEFAULT_RETRY_POLICY } from '../src/retry-policy';
+import { abandonUpdate, applyAttemptOutcome, canReplay, replayUpdate } from '../src/state-machine';
+
+const NOW = 1_700_000_000_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** A frozen record, so a transition that mutated its input would throw. */
+function record(overrides: Partial<DeliveryRecord> = {}): DeliveryRecord {
+  return Object.freeze({
+    id: '01919a4e-3b2c-7000-8f3a-6c1d2e4b5a69',
+    agencyId: 'ag_1',
+    eventId: 'evt_1',
+    eventType: 'job_cancelled',
+    entityType: 'job',
+    entityId: 'job_1',
+    parentEntityId: null,
+    createdById: null,
+    createdByRole: 'System',
+    payload: { jobId: 'job_1', agencyId: 'ag_1', jobNumber: 1, reason: 'Duplicate' },
+    createdOn: NOW - HOUR,
+    createdAt: NOW - HOUR,
+    status: 'pending',
+    attempt: 0,
+    maxAttempts: 5,
+    nextRetryAt: NOW - HOUR,
+    lastAttemptAt: null,
+    deliveredAt: null,
+    lastResponseCode: null,
+    lastErrorMessage: null,
+    lastResponseExcerpt: null,
+    ...overrides,
+  });
+}
+
+const ok: AttemptOutcome = {
+  ok: true,
+  statusCode: 200,
+  errorKind: null,
+  errorMessage: null,
+  durationMs: 8,
+  responseExcerpt: 'received',
+  retryAfterMs: null,
+};
+
+function httpFailure(statusCode: number, retryAfterMs: number | null = null): AttemptOutcome {
+  return {
+    ok: false,
+    statusCode,
+    errorKind: 'http_status',
+    errorMessage: `Receiver answered HTTP ${statusCode}`,
+    durationMs: 8,
+    responseExcerpt: 'oops',
+    retryAfterMs,
+  };
+}
+
+const timeout: AttemptOutcome = {
+  ok: false,
+  statusCode: null,
+  errorKind: 'timeout',
+  errorMessage: 'No response within 10000 ms',
+  durationMs: 10_000,
+  responseExcerpt: null,
+  retryAfterMs: null,
+};
+
+const connectRefused: AttemptOutcome = {
+  ...timeout,
+  errorKind: 'connect',
+  errorMessage: 'connect ECONNREFUSED',
+  durationMs: 3,
+};
+
+/** The last-attempt fields of a record after one failed attempt (5 of them spent by the time it is `failed`). */
+const afterFailures = (attempt: number): Partial<DeliveryRecord> => ({
+  attempt,
+  lastAttemptAt: NOW - MINUTE,
+  lastResponseCode: 500,
+  lastErrorMessage: 'Receiver answered HTTP 500',
+  lastResponseExcerpt: 'oops',
+});
+
+describe('applyAttemptOutcome()', () => {
+  const cases: Array<{
+    name: string;
+    before: DeliveryRecord;
+    outcome: AttemptOutcome;
+    random?: number;
+    expected: DeliveryUpdate;
+  }> = [
+    {
+      name: 'first attempt answered 200 -> success',
+      before: record(),
+      outcome: ok,
+      expected: {
+        status: 'success',
+        attempt: 1,
+        maxAttempts: 5,
+        nextRetryAt: null,
+        lastAttemptAt: NOW,
+        deliveredAt: NOW,
+        lastResponseCode: 200,
+        lastErrorMessage: null,
+        lastResponseExcerpt: 'received',
+      },
+    },
+    ...[
+      [0, 48_000],
+      [0.5, MINUTE],
+      [1, 72_000],
+    ].map(([random, delay]) => ({
+      name: `first attempt answered 500, random ${random} -> pending, retry in ${delay} ms`,
+      before: record(),
+      outcome: httpFailure(500),
+      random: random as number,
+      expected: {
+        status: 'pending' as const,
+        attempt: 1,
+        maxAttempts: 5,
+        nextRetryAt: NOW + (delay as number),
+        lastAttemptAt: NOW,
+        deliveredAt: null,
+        lastResponseCode: 500,
+        lastErrorMessage: 'Receiver answered HTTP 500',
+        lastResponseExcerpt: 'oops',
+      },
+    })),
+    {
+      name: 'second attempt answered 429 with Retry-After 1 h -> pending, retry in 1 h',
+      before: record(afterFailures(1)),
+      outcome: httpFailure(429, HOUR),
+      random: 0.5,
+      expected: {
+        status: 'pending',
+        attempt: 2,
+        maxAttempts: 5,
+        nextRetryAt: NOW + HOUR,
+        lastAttemptAt: NOW,
+        deliveredAt: null,
+        lastResponseCode: 429,
+        lastErrorMessage: 'Receiver answered HTTP 429',
+        lastResponseExcerpt: 'oops',
+      },
+    },
+    {
+      name: 'fourth attempt failed -> pending, retry in 12 h',
+      before: record(afterFailures(3)),
+      outcome: httpFailure(502),
+      random: 0.5,
+      expected: {
+        status: 'pending',
+        attempt: 4,
+        maxAttempts: 5,
+        nextRetryAt: NOW + 12 * HOUR,
+        lastAttemptAt: NOW,
+        deliveredAt: null,
+        lastResponseCode: 502,
+        lastErrorMessage: 'Receiver answered HTTP 502',
+        lastResponseExcerpt: 'oops',
+      },
+    },
+    {
+      name: 'fifth attempt failed -> failed, nothing scheduled',
+      before: record(afterFailures(4)),
+      outcome: httpFailure(500),
+      expected: {
+        status: 'failed',
+        attempt: 5,
+        maxAttempts: 5,
+        nextRetryAt: null,
+        lastAttemptAt: NOW,
+        deliveredAt: null,
+        lastResponseCode: 500,
+        lastErrorMessage: 'Receiver answered HTTP 500',
+        lastResponseExcerpt: 'oops',
+      },
+    },
+    {
+      name: 'third attempt succeeded after failures -> success, error cleared',
+      before: record(afterFailures(2)),
+      outcome: { ...ok, statusCode: 204, responseExcerpt: null },
+      expected: {
+        status: 'success',
+        attempt: 3,
+        maxAttempts: 5,
+        nextRetryAt: null,
+        lastAttemptAt: NOW,
+        deliveredAt: NOW,
+        lastResponseCode: 204,
+        lastErrorMessage: null,
+        lastResponseExcerpt: null,
+      },
+    },
+    {
+      name: 'first attempt timed out -> pending, no response code',
+      before: record(),
+      outcome: timeout,
+      random: 0.5,
+      expected: {
+        status: 'pending',
+        attempt: 1,
+        maxAttempts: 5,
+        nextRetryAt: NOW + MINUTE,
+        lastAttemptAt: NOW,
+        deliveredAt: null,
+        lastResponseCode: null,
+        lastErrorMessage: 'No response within 10000 ms',
+        lastResponseExcerpt: null,
+      },
+    },
+    {
+      name: 'second attempt could not connect -> pending, retry in 10 min',
+      before: record(afterFailures(1)),
+      outcome: connectRefused,
+      random: 0.5,
+      expected: {
+        status: 'pending',
+        attempt: 2,
+        maxAttempts: 5,
+        nextRetryAt: NOW + 10 * MINUTE,
+        lastAttemptAt: NOW,
+        deliveredAt: null,
+        lastResponseCode: null,
+        lastErrorMessage: 'connect ECONNREFUSED',
+        lastResponseExcerpt: null,
+      },
+    },
+    {
+      name: 'a delivery allowed a single attempt fails it -> failed at once',
+      before: record({ maxAttempts: 1 }),
+      outcome: timeout,
+      expected: {
+        status: 'failed',
+        attempt: 1,
+        maxAttempts: 1,
+        nextRetryAt: null,
+        lastAttemptAt: NOW,
+        deliveredAt: null,
+        lastResponseCode: null,
+        lastErrorMessage: 'No response within 10000 ms',
+        lastResponseExcerpt: null,
+      },
+    },
+    {
+      name: 'replayed attempt 6 succeeds -> success at attempt 6',
+      before: record({ ...afterFailures(5), maxAttempts: 6, nextRetryAt: NOW }),
+      outcome: ok,
+      expected: {
+        status: 'success',
+        attempt: 6,
+        maxAttempts: 6,
+        nextRetryAt: null,
+        lastAttemptAt: NOW,
+        deliveredAt: NOW,
+        lastResponseCode: 200,
+        lastErrorMessage: null,
+        lastResponseExcerpt: 'received',
+      },
+    },
+    {
+      name: 'replayed attempt 6 fails -> failed again at attempt 6',
+      before: record({ ...afterFailures(5), maxAttempts: 6, nextRetryAt: NOW }),
+      outcome: httpFailure(503, HOUR),
+      expected: {
+        status: 'failed',
+        attempt: 6,
+        maxAttempts: 6,
+        nextRetryAt: null,
+        lastAttemptAt: NOW,
+        deliveredAt: null,
+        lastResponseCode: 503,
+        lastErrorMessage: 'Receiver answered HTTP 503',
+        lastResponseExcerpt: 'oops',
+      },
+    },
+  ];
+
+  it.each(cases)('$name', ({ before, outcome, random, expected }) => {
+    expect(applyAttemptOutcome(before, outcome, NOW, DEFAULT_RETRY_POLICY, () => random ?? 0.5)).toEqual(
+      expected,
+    );
+  });
+
+  it("decides with the record's maxAttempts, not the policy's", () => {
+    const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 10 };
+    expect(applyAttemptOutcome(record(afterFailures(4)), httpFailure(500), NOW, policy).status).toBe(
+      'failed',
+    );
+  });
+
+  it.each([
+    [
+      'http_status with a code',
+      { ...httpFailure(418), errorMessage: null },
+      'The receiver answered HTTP 418.',
+    ],
+    ['timeout', { ...timeout, errorMessage: null }, 'The receiver did not answer in time.'],
+    [
+      'private_address',
+      { ...timeout, errorKind: 'private_address' as const, errorMessage: null },
+      'The webhook URL resolved to a non-public address; no request was sent.',
+    ],
+  ])('writes a default lastErrorMessage for %s when the transport gave none', (_label, outcome, message) => {
+    expect(
+      applyAttemptOutcome(record(), outcome, NOW, DEFAULT_RETRY_POLICY, () => 0.5).lastErrorMessage,
+    ).toBe(message);
+  });
+
+  it('keeps the jittered retry inside ±20 % over many draws of Math.random', () => {
+    for (let draw = 0; draw < 200; draw++) {
+      const { nextRetryAt } = applyAttemptOutcome(record(), httpFailure(500), NOW, DEFAULT_RETRY_POLICY);
+      expect(nextRetryAt! - NOW).toBeGreaterThanOrEqual(48_000);
+      expect(nextRetryAt! - NOW).toBeLessThanOrEqual(72_000);
+    }
+  });
+});
+
+describe('replayUpdate()', () => {
+  it('moves a delivery failed after 5 attempts to pending, due now, with exactly one more attempt', () => {
+    const failed = record({ ...afterFailures(5), status: 'failed', nextRetryAt: null });
+    expect(replayUpdate(failed, NOW)).toEqual({
+      status: 'pending',
+      attempt: 5,
+      maxAttempts: 6,
+      nextRetryAt: NOW,
+      lastAttemptAt: NOW - MINUTE,
+      deliveredAt: null,
+      lastResponseCode: 500,
+      lastErrorMessage: 'Receiver answered HTTP 500',
+      lastResponseExcerpt: 'oops',
+    });
+  });
+
+  it('continues the counter across repeated replays: 5 -> 6 -> failed -> 7', () => {
+    const failed = record({ ...afterFailures(5), status: 'failed', nextRetryAt: null });
+    const replayed = { ...failed, ...replayUpdate(failed, NOW) };
+    const sixth = {
+      ...replayed,
+      ...applyAttemptOutcome(replayed, httpFailure(500), NOW + 1, DEFAULT_RETRY_POLICY),
+    };
+    expect(sixth).toMatchObject({ status: 'failed', attempt: 6, maxAttempts: 6 });
+    const again = { ...sixth, ...replayUpdate(sixth, NOW + 2) };
+    const seventh = applyAttemptOutcome(again, ok, NOW + 3, DEFAULT_RETRY_POLICY);
+    expect(seventh).toMatchObject({ status: 'success', attempt: 7, maxAttempts: 7, deliveredAt: NOW + 3 });
+  });
+
+  it('replays a delivery abandoned before any attempt with one attempt', () => {
+    const abandoned = record({ status: 'failed', nextRetryAt: null, lastErrorMessage: 'disabled' });
+    expect(replayUpdate(abandoned, NOW)).toMatchObject({ status: 'pending', attempt: 0, maxAttempts: 1 });
+  });
+
+  it.each(['pending', 'success'] as const)(
+    'refuses to replay a %s delivery with delivery_not_replayable',
+    (status) => {
+      const current = record({ status });
+      const error = (() => {
+        try {
+          replayUpdate(current, NOW);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(DeliveryNotReplayableError);
+      expect((error as DeliveryNotReplayableError).code).toBe('delivery_not_replayable');
+      expect((error as DeliveryNotReplayableError).details).toEqual({ deliveryId: current.id, status });
+    },
+  );
+});
+
+describe('canReplay()', () => {
+  it.each([
+    ['failed', true],
+    ['pending', false],
+    ['success', false],
+  ] as const)('%s -> %s', (status, expected) => {
+    expect(canReplay(record({ status }))).toBe(expected);
+  });
+});
+
+describe('abandonUpdate()', () => {
+  it.each([
+    ['config_disabled', 'Webhook configuration is disabled; no request was sent.'],
+    ['config_deleted', 'Webhook configuration was deleted; no request was sent.'],
+  ] as const)('%s -> failed without counting an attempt', (reason, message) => {
+    const before = record(afterFailures(2));
+    expect(abandonUpdate(before, reason, NOW)).toEqual({
+      status: 'failed',
+      attempt: 2,
+      maxAttempts: 5,
+      nextRetryAt: null,
+      lastAttemptAt: NOW - MINUTE,
+      deliveredAt: null,
+      lastResponseCode: 500,
+      lastErrorMessage: message,
+      lastResponseExcerpt: 'oops',
+    });
+  });
+
+  it('gives up a never-attempted delivery with attempt 0 and no attempt time', () => {
+    expect(abandonUpdate(record(), 'config_disabled', NOW)).toMatchObject({
+      status: 'failed',
+      attempt: 0,
+      lastAttemptAt: null,
+      lastResponseCode: null,
+    });
+  });
+});

@@ -1,0 +1,99 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { WebhooksApiError } from './api-error';
+
+/** Role of an agent within its agency. Only `owner` and `admin` may manage webhooks. */
+export type AgentRole = 'owner' | 'admin' | 'agent';
+
+/** Who made a request, as the host's {@link Authenticate} function reports it. */
+export interface AuthenticatedAgent {
+  agentId: string;
+  /** Every read and change of the request is scoped to this agency. */
+  agencyId: string;
+  role: AgentRole;
+  /** False when the agency is suspended or closed: the request is refused with 403 `agency_inactive`. */
+  agencyActive: boolean;
+}
+
+/**
+ * Resolves an agent token to the agent, or to `null` when the token is not valid
+ * (answered 401 `unauthorized`). Throwing is answered 500, so reserve it for
+ * failures (the user store is down), not for bad tokens.
+ *
+ * @param token - the `authorization` header with an optional `Bearer ` prefix removed
+ * @param req - the request, for hosts that need more than the token (tracing ids, client address)
+ * @example
+ * ```ts
+ * const authenticate: Authenticate = async (token) => {
+ *   const session = await sessions.find(token);
+ *   if (!session) return null;
+ *   return { agentId: session.agentId, agencyId: session.agencyId, role: session.role, agencyActive: session.agency.active };
+ * };
+ * ```
+ */
+export type Authenticate = (
+  token: string,
+  req: Request,
+) => Promise<AuthenticatedAgent | null> | AuthenticatedAgent | null;
+
+const AGENT_LOCAL = 'svcWebhooksAgent';
+const MANAGING_ROLES: ReadonlySet<string> = new Set<AgentRole>(['owner', 'admin']);
+const BEARER_PREFIX = /^bearer\s+/i;
+
+/**
+ * The token of an `authorization` header value: the raw value, or what follows
+ * `Bearer ` (any case). Null when the header is missing or holds no token.
+ */
+export function readAgentToken(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  const trimmed = header.trim();
+  const token = BEARER_PREFIX.test(trimmed) ? trimmed.replace(BEARER_PREFIX, '') : trimmed;
+  return token === '' || /^bearer$/i.test(token) ? null : token;
+}
+
+/**
+ * Middleware that authenticates the request and applies the role rules, in the
+ * order a client can fix them: who you are (401), whether your agency is active
+ * (403 `agency_inactive`), whether your role may manage webhooks (403 `forbidden`).
+ */
+export function createAuthMiddleware(authenticate: Authenticate): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const token = readAgentToken(req.headers.authorization);
+    if (token === null) {
+      throw new WebhooksApiError(
+        'unauthorized',
+        'Send an agent token in the authorization header (raw or as "Bearer <token>").',
+      );
+    }
+    const agent = await authenticate(token, req);
+    if (agent === null || agent === undefined) {
+      throw new WebhooksApiError('unauthorized', 'The agent token is not valid.');
+    }
+    assertAgentShape(agent);
+    if (agent.agencyActive !== true) {
+      throw new WebhooksApiError('agency_inactive', 'The agency of this agent is not active.');
+    }
+    if (!MANAGING_ROLES.has(agent.role)) {
+      throw new WebhooksApiError('forbidden', 'Only agents with the owner or admin role may manage webhooks.');
+    }
+    res.locals[AGENT_LOCAL] = agent;
+    next();
+  };
+}
+
+/** The agent that {@link createAuthMiddleware} authenticated for this response. */
+export function agentOf(res: Response): AuthenticatedAgent {
+  const agent = res.locals[AGENT_LOCAL] as AuthenticatedAgent | undefined;
+  // Reaching a handler without the middleware is a wiring bug, never a client error.
+  if (!agent) throw new Error('No authenticated agent on this request: the auth middleware did not run.');
+  return agent;
+}
+
+/**
+ * Tenant isolation hangs on `agencyId`: an `authenticate` that returns an empty
+ * or non-string id is a host bug, answered 500 rather than scoped to nothing.
+ */
+function assertAgentShape(agent: AuthenticatedAgent): void {
+  if (typeof agent.agencyId !== 'string' || agent.agencyId === '') {
+    throw new TypeError('authenticate() returned an agent without a non-empty string agencyId.');
+  }
+}

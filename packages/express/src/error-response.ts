@@ -1,0 +1,64 @@
+import { isApiErrorCode, statusOfCode, type WebhooksApiErrorCode } from './error-codes';
+
+/**
+ * Body of every error answer of the management API.
+ *
+ * @example
+ * ```json
+ * { "error": { "code": "delivery_not_replayable", "message": "Delivery \"…\" is success; only a failed delivery can be replayed.", "details": { "deliveryId": "…", "status": "success" } } }
+ * ```
+ */
+export interface WebhooksErrorBody {
+  error: {
+    /** Stable snake_case code; switch on this, never on `message`. */
+    code: WebhooksApiErrorCode;
+    /** Human-readable explanation, saying what to do next where possible. */
+    message: string;
+    /** Data the client can act on: `issues` for validation errors, `reason` for a refused URL, ids. */
+    details?: unknown;
+  };
+}
+
+/** An error translated into an HTTP answer. */
+export interface ErrorAnswer {
+  status: number;
+  body: WebhooksErrorBody;
+  /** True when the error was not a deliberate refusal: it is answered as 500 and should be logged. */
+  unexpected: boolean;
+}
+
+const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred. Try again later; if it persists, contact support.';
+
+/**
+ * Translates anything thrown while serving a request into its answer. An error
+ * whose `code` is in the table is answered with that code, its message and its
+ * details; anything else is answered as a generic 500 — the message and stack of
+ * an unexpected error may hold internals (SQL, hostnames) and never leave the server.
+ */
+export function toErrorAnswer(error: unknown): ErrorAnswer {
+  const code = deliberateCode(error);
+  if (code === null || !(error instanceof Error)) {
+    return {
+      status: 500,
+      body: { error: { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE } },
+      unexpected: true,
+    };
+  }
+  const details = (error as { details?: unknown }).details;
+  return {
+    status: statusOfCode(code),
+    body: { error: details === undefined ? { code, message: error.message } : { code, message: error.message, details } },
+    unexpected: false,
+  };
+}
+
+/**
+ * The API code of a deliberate error, read from its `code` rather than its class
+ * so that errors from a second copy of core (ESM and CJS both loaded) map alike.
+ * `internal_error` is never taken from a thrown error: it is only the fallback.
+ */
+function deliberateCode(error: unknown): WebhooksApiErrorCode | null {
+  if (!(error instanceof Error)) return null;
+  const code = (error as { code?: unknown }).code;
+  return isApiErrorCode(code) && code !== 'internal_error' ? code : null;
+}

@@ -1,0 +1,246 @@
+import { codesWithStatus, type WebhooksApiErrorCode, webhooksApiErrors } from './error-codes';
+import { type ConvertedSchema, convertSchema, type JsonSchema, mergeComponents } from './json-schema-components';
+import { COMMON_ERROR_CODES, type WebhooksRoute, webhooksRoutes } from './routes';
+
+/** An OpenAPI 3.1 document (the parts this package writes). */
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers?: { url: string; description?: string }[];
+  security: Record<string, string[]>[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, JsonSchema>>;
+  components: {
+    securitySchemes: Record<string, JsonSchema>;
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, JsonSchema>;
+  };
+}
+
+/** Options of {@link createOpenApiDocument}. */
+export interface OpenApiDocumentOptions {
+  /**
+   * Where the host mounts the router.
+   * @default '/v1/agency/webhooks'
+   */
+  basePath?: string;
+  /**
+   * `servers` of the document, such as `[{ url: 'https://api.example.com' }]`.
+   * @default none (paths are relative to wherever the document is served from)
+   */
+  servers?: { url: string; description?: string }[];
+}
+
+/** The mount path the spec gives the management API. */
+export const WEBHOOKS_BASE_PATH = '/v1/agency/webhooks';
+
+const ERROR_SCHEMA_ID = 'WebhooksError';
+const SECURITY_SCHEME = 'agentToken';
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  500: 'Internal error',
+};
+
+/**
+ * Builds the OpenAPI 3.1 document of the management API from the same route
+ * table the router mounts and the same zod schemas the service validates with.
+ *
+ * @example
+ * ```ts
+ * app.get('/openapi.json', (_req, res) => {
+ *   res.json(createOpenApiDocument({ servers: [{ url: 'https://api.example.com' }] }));
+ * });
+ * ```
+ */
+export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  const basePath = options.basePath ?? WEBHOOKS_BASE_PATH;
+  const schemas: Record<string, JsonSchema> = { [ERROR_SCHEMA_ID]: errorBodySchema() };
+  const use = (converted: ConvertedSchema): JsonSchema => {
+    mergeComponents(schemas, converted.components);
+    return converted.schema;
+  };
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of webhooksRoutes) {
+    const path = basePath + toOpenApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method]: describeOperation(route, use) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agency webhooks management API',
+      version: '1.0.0',
+      description: documentDescription(),
+    },
+    ...(options.servers ? { servers: options.servers } : {}),
+    security: [{ [SECURITY_SCHEME]: [] }],
+    tags: [
+      { name: 'Configuration', description: 'The agency’s one webhook configuration.' },
+      { name: 'Deliveries', description: 'The delivery log and replay.' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'authorization',
+          description:
+            'An agent token, raw or as `Bearer <token>`. The agent’s agency must be active and its role `owner` or `admin`.',
+        },
+      },
+      schemas,
+      responses: {
+        NotFound: errorResponse(404, ['not_found']),
+        MethodNotAllowed: {
+          ...errorResponse(405, ['method_not_allowed']),
+          headers: { Allow: { description: 'The methods the path accepts.', schema: { type: 'string' } } },
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The document for the default mount path, as `docs/openapi.json` holds it.
+ * Serve it, or feed it to a client generator.
+ */
+export const openApiDocument: OpenApiDocument = createOpenApiDocument();
+
+/** `/deliveries/:id` → `/deliveries/{id}`. */
+export function toOpenApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function describeOperation(route: WebhooksRoute, use: (converted: ConvertedSchema) => JsonSchema): JsonSchema {
+  const parameters = [...pathParameters(route), ...queryParameters(route, use)];
+  const responses: Record<string, JsonSchema> = {};
+  for (const response of route.responses) {
+    responses[String(response.status)] = {
+      description: response.description,
+      content: { 'application/json': { schema: use(convertSchema(response.schema, 'output')) } },
+    };
+  }
+  for (const [status, codes] of errorCodesByStatus([...route.errors, ...COMMON_ERROR_CODES])) {
+    responses[String(status)] = errorResponse(status, codes);
+  }
+  return {
+    operationId: route.operationId,
+    tags: [route.path.startsWith('/config') ? 'Configuration' : 'Deliveries'],
+    summary: route.summary,
+    description: route.description,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: use(convertSchema(route.body, 'input')) } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+function pathParameters(route: WebhooksRoute): JsonSchema[] {
+  return [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map(([, name = '']) => ({
+    name,
+    in: 'path',
+    required: true,
+    ...describedAs(route.parameterDescriptions?.[name]),
+    schema: { type: 'string' },
+  }));
+}
+
+function describedAs(description: unknown): { description?: string } {
+  return typeof description === 'string' ? { description } : {};
+}
+
+function queryParameters(route: WebhooksRoute, use: (converted: ConvertedSchema) => JsonSchema): JsonSchema[] {
+  if (!route.query) return [];
+  const schema = use(convertSchema(route.query, 'input'));
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...describedAs(route.parameterDescriptions?.[name] ?? description),
+      schema: rest,
+    };
+  });
+}
+
+/** Groups codes by their status, statuses ascending. */
+function errorCodesByStatus(codes: readonly WebhooksApiErrorCode[]): Map<number, WebhooksApiErrorCode[]> {
+  const byStatus = new Map<number, WebhooksApiErrorCode[]>();
+  const statuses = [...new Set(codes.map((code) => webhooksApiErrors[code].status))].sort((a, b) => a - b);
+  for (const status of statuses) {
+    byStatus.set(
+      status,
+      codesWithStatus(status).filter((code) => codes.includes(code)),
+    );
+  }
+  return byStatus;
+}
+
+/** An error response whose `code` is narrowed to the codes this status can carry here. */
+function errorResponse(status: number, codes: readonly WebhooksApiErrorCode[]): JsonSchema {
+  const lines = codes.map((code) => `- \`${code}\`: ${webhooksApiErrors[code].summary}`);
+  return {
+    description: `${STATUS_TEXT[status] ?? 'Error'}.\n\n${lines.join('\n')}`,
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: `#/components/schemas/${ERROR_SCHEMA_ID}` },
+            { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+function errorBodySchema(): JsonSchema {
+  return {
+    type: 'object',
+    description: 'Body of every error answer.',
+    properties: {
+      error: {
+        type: 'object',
+        properties: {
+          code: { type: 'string', enum: Object.keys(webhooksApiErrors), description: 'Stable snake_case code.' },
+          message: { type: 'string', description: 'What went wrong and, where possible, what to do next.' },
+          details: {
+            description:
+              'Data to act on: `issues` (`[{ path, message }]`) for `validation_failed`, `reason` for `invalid_webhook_url`, ids otherwise.',
+          },
+        },
+        required: ['code', 'message'],
+        additionalProperties: false,
+      },
+    },
+    required: ['error'],
+    additionalProperties: false,
+  };
+}
+
+function documentDescription(): string {
+  return [
+    'Manage an agency’s webhook configuration and its delivery log.',
+    '',
+    'Every endpoint needs an agent token in the `authorization` header (raw or `Bearer <token>`); the agent’s agency must be active and its role `owner` or `admin`. Everything is scoped to that agency.',
+    '',
+    'Every error is `{ "error": { "code", "message", "details"? } }`. An unknown path under the base path answers 404 `not_found`; a known path with another method answers 405 `method_not_allowed` with an `Allow` header.',
+  ].join('\n');
+}

@@ -1,0 +1,215 @@
+import {
+  deliveryDetailSchema,
+  deliveryListSchema,
+  listDeliveriesQuerySchema,
+  type PutConfigBody,
+  putConfigBodySchema,
+  replayResultSchema,
+  rotatedSecretSchema,
+  testResultSchema,
+  type WebhookConfig,
+  type WebhookService,
+  webhookConfigSchema,
+} from '@svc/webhooks-core';
+import type { Request } from 'express';
+import type { WebhooksApiErrorCode } from './error-codes';
+
+/**
+ * A schema that can describe itself as JSON Schema: what the OpenAPI document
+ * needs from core's zod schemas (kept structural so this package needs no zod import).
+ */
+export interface JsonSchemaSource {
+  toJSONSchema(params?: { target?: 'draft-2020-12'; io?: 'input' | 'output' }): object;
+}
+
+/** What a handler answers: a status and a JSON body. */
+export interface RouteAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** One success response of a route, for the OpenAPI document. */
+export interface RouteResponse {
+  status: number;
+  description: string;
+  schema: JsonSchemaSource;
+}
+
+/**
+ * One endpoint of the management API. The router mounts exactly these and the
+ * OpenAPI document describes exactly these, so the two cannot drift apart.
+ */
+export interface WebhooksRoute {
+  method: 'get' | 'put' | 'post';
+  /** Express path under the mount point, such as `/deliveries/:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** JSON request body; the router requires `application/json` and parses it. */
+  body?: JsonSchemaSource;
+  /** Query parameters (the service validates them with this same schema). */
+  query?: JsonSchemaSource;
+  /** Descriptions of parameters for the document, by name (the schemas describe values, not their use). */
+  parameterDescriptions?: Readonly<Record<string, string>>;
+  responses: readonly RouteResponse[];
+  /** Error codes this route can answer besides the ones every route can (401, 403, 500). */
+  errors: readonly WebhooksApiErrorCode[];
+  /** Serves the request for the authenticated agency; the service validates the input. */
+  handle(service: WebhookService, agencyId: string, req: Request): Promise<RouteAnswer>;
+}
+
+/** Error codes every route can answer: authentication, role, and the generic 500. */
+export const COMMON_ERROR_CODES: readonly WebhooksApiErrorCode[] = [
+  'unauthorized',
+  'forbidden',
+  'agency_inactive',
+  'internal_error',
+];
+
+/** Error codes of reading a JSON body, added to every route that takes one. */
+export const BODY_ERROR_CODES: readonly WebhooksApiErrorCode[] = [
+  'invalid_json',
+  'invalid_request',
+  'payload_too_large',
+  'unsupported_media_type',
+];
+
+/**
+ * The configuration object exactly as the spec lists it. The service's result
+ * carries more (`created`); picking the fields keeps anything else out of answers.
+ */
+export function toConfigBody(config: WebhookConfig): WebhookConfig {
+  return {
+    id: config.id,
+    webhookUrl: config.webhookUrl,
+    signingSecret: config.signingSecret,
+    enabled: config.enabled,
+    subscribedEventTypes: config.subscribedEventTypes,
+  };
+}
+
+/** The path parameter `id`; Express always sets it on the routes that declare it. */
+function idParam(req: Request): string {
+  return String(req.params.id);
+}
+
+const putConfig: WebhooksRoute = {
+  method: 'put',
+  path: '/config',
+  operationId: 'putWebhookConfig',
+  summary: 'Create or update the configuration',
+  description:
+    'Creates the agency’s webhook configuration (201, signing secret in full, shown this once) or replaces its URL, enabled flag and subscriptions (200, secret masked and unchanged). The URL must be https and resolve to public addresses only.',
+  body: putConfigBodySchema,
+  responses: [
+    { status: 201, description: 'Created; `signingSecret` is the full secret.', schema: webhookConfigSchema },
+    { status: 200, description: 'Updated; `signingSecret` is masked.', schema: webhookConfigSchema },
+  ],
+  errors: ['validation_failed', 'invalid_webhook_url', 'unknown_event_type', ...BODY_ERROR_CODES],
+  async handle(service, agencyId, req) {
+    const { created, ...config } = await service.putConfig(agencyId, req.body as PutConfigBody);
+    return { status: created ? 201 : 200, body: toConfigBody(config) };
+  },
+};
+
+const getConfig: WebhooksRoute = {
+  method: 'get',
+  path: '/config',
+  operationId: 'getWebhookConfig',
+  summary: 'Read the configuration',
+  description: 'The agency’s webhook configuration, with `signingSecret` masked.',
+  responses: [{ status: 200, description: 'The configuration.', schema: webhookConfigSchema }],
+  errors: ['config_not_found'],
+  async handle(service, agencyId) {
+    return { status: 200, body: toConfigBody(await service.getConfig(agencyId)) };
+  },
+};
+
+const rotateSecret: WebhooksRoute = {
+  method: 'post',
+  path: '/config/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  summary: 'Generate a new signing secret',
+  description:
+    'Replaces the signing secret and returns the new one in full (shown this once). The previous secret stops signing at once, also for deliveries already queued.',
+  responses: [{ status: 200, description: 'The new secret.', schema: rotatedSecretSchema }],
+  errors: ['config_not_found'],
+  async handle(service, agencyId) {
+    return { status: 200, body: await service.rotateSecret(agencyId) };
+  },
+};
+
+const sendTest: WebhooksRoute = {
+  method: 'post',
+  path: '/config/test',
+  operationId: 'sendWebhookTest',
+  summary: 'Send a test event',
+  description:
+    'Sends one signed `webhook_test` event to the configured URL now, enabled or not, and reports what the receiver answered. No retry; not added to the delivery log. A receiver that refuses it is still a 200 answer with `success: false`.',
+  responses: [{ status: 200, description: 'What the receiver answered.', schema: testResultSchema }],
+  errors: ['config_not_found'],
+  async handle(service, agencyId) {
+    return { status: 200, body: await service.sendTest(agencyId) };
+  },
+};
+
+const listDeliveries: WebhooksRoute = {
+  method: 'get',
+  path: '/deliveries',
+  operationId: 'listWebhookDeliveries',
+  summary: 'List deliveries',
+  description:
+    'The agency’s deliveries in summary form, newest first. Pass `nextCursor` as `cursor` for the next page; it is null on the last page.',
+  query: listDeliveriesQuerySchema,
+  parameterDescriptions: {
+    status: 'Only deliveries in this state: `pending`, `success` or `failed`.',
+    limit: 'Most deliveries to return, 1 to 100.',
+    cursor: 'The `nextCursor` of the previous page.',
+  },
+  responses: [{ status: 200, description: 'One page of deliveries.', schema: deliveryListSchema }],
+  errors: ['validation_failed'],
+  async handle(service, agencyId, req) {
+    return { status: 200, body: await service.listDeliveries(agencyId, req.query) };
+  },
+};
+
+const getDelivery: WebhooksRoute = {
+  method: 'get',
+  path: '/deliveries/:id',
+  operationId: 'getWebhookDelivery',
+  summary: 'Read one delivery',
+  description: 'One delivery in detail form. Another agency’s delivery id answers 404, like an unknown one.',
+  responses: [{ status: 200, description: 'The delivery.', schema: deliveryDetailSchema }],
+  parameterDescriptions: { id: 'Delivery identifier.' },
+  errors: ['delivery_not_found'],
+  async handle(service, agencyId, req) {
+    return { status: 200, body: await service.getDelivery(agencyId, idParam(req)) };
+  },
+};
+
+const replayDelivery: WebhooksRoute = {
+  method: 'post',
+  path: '/deliveries/:id/replay',
+  operationId: 'replayWebhookDelivery',
+  summary: 'Re-enqueue a failed delivery',
+  description:
+    'Puts a `failed` delivery back on the queue for one more attempt: its status becomes `pending` and the attempt counter continues (attempt 6 after 5). Answered 202 because the attempt happens later, on a worker.',
+  responses: [{ status: 202, description: 'Re-enqueued.', schema: replayResultSchema }],
+  parameterDescriptions: { id: 'Identifier of a `failed` delivery.' },
+  errors: ['delivery_not_found', 'delivery_not_replayable'],
+  async handle(service, agencyId, req) {
+    return { status: 202, body: await service.replay(agencyId, idParam(req)) };
+  },
+};
+
+/** The seven endpoints, in the spec's order. */
+export const webhooksRoutes: readonly WebhooksRoute[] = [
+  putConfig,
+  getConfig,
+  rotateSecret,
+  sendTest,
+  listDeliveries,
+  getDelivery,
+  replayDelivery,
+];

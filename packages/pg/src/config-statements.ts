@@ -1,0 +1,37 @@
+import type { SchemaName } from './schema-name';
+import { type Statement, statement } from './statement';
+
+/** The store's SQL on the configurations table of one schema. */
+export interface ConfigStatements {
+  get: Statement;
+  upsert: Statement;
+  setSecret: Statement;
+  remove: Statement;
+}
+
+export const CONFIG_COLUMNS =
+  'id, agency_id, webhook_url, signing_secret, enabled, subscribed_event_types, created_at, updated_at';
+
+/** Builds the statements for a schema. */
+export function configStatements(schema: SchemaName): ConfigStatements {
+  const table = `${schema.quoted}.webhook_configs`;
+  return {
+    get: statement(`SELECT ${CONFIG_COLUMNS} FROM ${table} WHERE agency_id = $1`),
+    // One atomic statement, so two concurrent first PUTs make one configuration.
+    // `xmax = 0` holds only for a row version this statement inserted (an
+    // updated version carries the updating transaction's id), which is how the
+    // caller learns whether it created the configuration.
+    upsert: statement(
+      `INSERT INTO ${table} AS c (${CONFIG_COLUMNS})
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+       ON CONFLICT (agency_id) DO UPDATE
+         SET webhook_url = EXCLUDED.webhook_url, enabled = EXCLUDED.enabled,
+             subscribed_event_types = EXCLUDED.subscribed_event_types, updated_at = EXCLUDED.updated_at
+       RETURNING ${CONFIG_COLUMNS}, (c.xmax = 0) AS created`,
+    ),
+    setSecret: statement(
+      `UPDATE ${table} SET signing_secret = $2, updated_at = $3 WHERE agency_id = $1 RETURNING ${CONFIG_COLUMNS}`,
+    ),
+    remove: statement(`DELETE FROM ${table} WHERE agency_id = $1`),
+  };
+}

@@ -1,0 +1,220 @@
+import {
+  type Claim,
+  type ClaimOptions,
+  type DeliveryQueue,
+  type QueueEntry,
+  type TransactionOptions,
+  WebhookError,
+} from '@svc/webhooks-core';
+import type { Pool } from 'pg';
+import { queueStatements, wakeupChannel } from './queue-statements';
+import { schemaContext } from './schema-context';
+import { parseSchemaName } from './schema-name';
+import { queryConfig, run, type Statement } from './statement';
+import { transactionTarget } from './transaction-target';
+import { WakeupListener } from './wakeup-listener';
+
+/** Options of {@link createPgQueue}. */
+export interface PgQueueOptions {
+  /**
+   * Schema holding the tables, as passed to `migrate()`; the same as the store's.
+   * @default 'webhooks'
+   */
+  schema?: string;
+  /**
+   * Wake idle workers with LISTEN/NOTIFY, so a new delivery starts within
+   * milliseconds without polling. Holds one connection of the pool while the
+   * queue is in use; turn off behind a pooler that cannot LISTEN (PgBouncer in
+   * transaction mode), and workers then find work at their poll interval.
+   * @default true
+   */
+  notify?: boolean;
+  /**
+   * Send hot statements as named prepared statements.
+   * @default true
+   */
+  preparedStatements?: boolean;
+  /**
+   * Epoch-ms clock that `waitForWork` uses to tell when the earliest scheduled
+   * entry falls due; pass the service's clock when tests drive time.
+   * @default Date.now
+   */
+  clock?: () => number;
+  /**
+   * Told when the LISTEN connection fails or drops (it reconnects by itself).
+   * @default () => {}
+   */
+  onError?: (error: unknown) => void;
+}
+
+interface ClaimRow {
+  id: string;
+  agency_id: string;
+  claim_id: string;
+  run_at: string;
+  lease_until: string;
+}
+
+/** setTimeout's largest delay; a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Creates the PostgreSQL {@link DeliveryQueue}. The queue is not a table of its
+ * own: it is three columns of the store's deliveries table (`run_at`, `claim_id`,
+ * `lease_until`), so it only works together with {@link createPgStore} on the
+ * same schema, and an enqueue of an id the store does not hold is an error.
+ *
+ * @example
+ * ```ts
+ * const webhooks = createWebhookService({
+ *   store: createPgStore(pool),
+ *   queue: createPgQueue(pool),
+ * });
+ * ```
+ */
+export function createPgQueue(pool: Pool, options: PgQueueOptions = {}): DeliveryQueue {
+  return new PgDeliveryQueue(pool, options);
+}
+
+class PgDeliveryQueue implements DeliveryQueue {
+  readonly capabilities;
+  readonly #pool: Pool;
+  readonly #schema;
+  readonly #context;
+  readonly #sql;
+  readonly #prepared: boolean;
+  readonly #clock: () => number;
+  readonly #listener: WakeupListener | null;
+  /** Listener generation when the latest claim started (see WakeupListener). */
+  #claimedAtGeneration = 0;
+  #closed = false;
+
+  constructor(pool: Pool, options: PgQueueOptions) {
+    this.#pool = pool;
+    this.#schema = parseSchemaName(options.schema);
+    this.#context = schemaContext(pool, this.#schema);
+    this.#sql = queueStatements(this.#schema);
+    this.#prepared = options.preparedStatements ?? true;
+    this.#clock = options.clock ?? Date.now;
+    const notify = options.notify ?? true;
+    this.#listener = notify
+      ? new WakeupListener(pool, wakeupChannel(this.#schema), options.onError ?? (() => undefined))
+      : null;
+    this.capabilities = Object.freeze({ transactions: true, excludeAgencies: true, wakeups: notify });
+  }
+
+  async enqueue(entry: QueueEntry, options?: TransactionOptions): Promise<void> {
+    const target = transactionTarget(this.#pool, options);
+    if (this.#context.fresh.take(entry.deliveryId, entry.runAt, options?.transaction)) return;
+    await this.#context.ensureMigrated();
+    const result = await target.query(this.#config(this.#sql.enqueue, [entry.deliveryId, entry.runAt]));
+    if (result.rowCount === 0) {
+      throw new WebhookError(
+        'delivery_not_found',
+        `Cannot enqueue delivery "${entry.deliveryId}": schema "${this.#schema.name}" holds no such delivery. ` +
+          'The PostgreSQL queue schedules rows of the PostgreSQL store; insert the delivery with createPgStore() first.',
+        { details: { deliveryId: entry.deliveryId } },
+      );
+    }
+  }
+
+  async claim(options: ClaimOptions): Promise<Claim[]> {
+    if (!(options.leaseMs > 0)) {
+      throw new WebhookError('validation_failed', `leaseMs must be a positive number of ms, got ${options.leaseMs}.`);
+    }
+    if (options.limit < 1) return [];
+    await this.#context.ensureMigrated();
+    await this.#startListening();
+    if (this.#listener) this.#claimedAtGeneration = this.#listener.generation;
+    const rows = await this.#query<ClaimRow>(this.#sql.claim, [
+      options.now,
+      options.limit,
+      options.excludeAgencies ?? [],
+      options.leaseMs,
+    ]);
+    return rows.map((row) => ({
+      deliveryId: row.id,
+      agencyId: row.agency_id,
+      claimId: row.claim_id,
+      runAt: Number(row.run_at),
+      leaseUntil: Number(row.lease_until),
+    }));
+  }
+
+  renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
+    return this.#onClaim(this.#sql.renew, [claim.deliveryId, claim.claimId, now + leaseMs]);
+  }
+
+  ack(claim: Claim): Promise<boolean> {
+    return this.#onClaim(this.#sql.ack, [claim.deliveryId, claim.claimId]);
+  }
+
+  reschedule(claim: Claim, runAt: number): Promise<boolean> {
+    return this.#onClaim(this.#sql.reschedule, [claim.deliveryId, claim.claimId, runAt]);
+  }
+
+  async waitForWork(options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+    const { signal } = options;
+    if (this.#closed || signal?.aborted) return;
+    const listener = this.#listener;
+    if (listener && listener.generation !== this.#claimedAtGeneration) return;
+    const delay = Math.min(options.timeoutMs, await this.#msUntilNextClaimable());
+    if (listener && listener.generation !== this.#claimedAtGeneration) return;
+    if (listener) {
+      void listener.start();
+      return listener.wait(delay, signal);
+    }
+    return sleep(delay, signal);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#listener?.close();
+  }
+
+  /** Starts LISTEN before the first claim, so no NOTIFY after that claim is missed. */
+  async #startListening(): Promise<void> {
+    const listener = this.#listener;
+    if (!listener || listener.listening || this.#closed) return;
+    await listener.start();
+  }
+
+  /** Time until the earliest entry that is not yet claimable becomes so; best effort. */
+  async #msUntilNextClaimable(): Promise<number> {
+    try {
+      await this.#context.ensureMigrated();
+      const now = this.#clock();
+      const rows = await this.#query<{ at: string }>(this.#sql.nextClaimableAt, [now]);
+      return rows[0] ? Math.min(MAX_TIMER_MS, Math.max(0, Number(rows[0].at) - now)) : MAX_TIMER_MS;
+    } catch {
+      // waitForWork never rejects; the caller's timeout still bounds the wait.
+      return MAX_TIMER_MS;
+    }
+  }
+
+  async #onClaim(stmt: Statement, values: unknown[]): Promise<boolean> {
+    await this.#context.ensureMigrated();
+    const result = await this.#pool.query(this.#config(stmt, values));
+    return result.rowCount === 1;
+  }
+
+  async #query<Row extends object>(stmt: Statement, values: unknown[]): Promise<Row[]> {
+    return run<Row & Record<string, unknown>>(this.#pool, stmt, values, this.#prepared);
+  }
+
+  #config(stmt: Statement, values: unknown[]) {
+    return queryConfig(stmt, values, this.#prepared);
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', finish);
+      resolve();
+    };
+    const timer = setTimeout(finish, ms);
+    signal?.addEventListener('abort', finish, { once: true });
+  });
+}

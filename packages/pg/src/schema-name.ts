@@ -1,0 +1,34 @@
+import { WebhookValidationError } from '@svc/webhooks-core';
+
+/** Schema used when none is given. */
+export const DEFAULT_SCHEMA = 'webhooks';
+
+/**
+ * Letters, digits and underscores, not starting with a digit. Kept this strict
+ * (rather than accepting anything quotable) so the name is also safe inside the
+ * NOTIFY channel and advisory-lock key derived from it, and reads the same in psql.
+ * 50 characters leaves room for the channel prefix within PostgreSQL's 63-byte names.
+ */
+const SCHEMA_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,49}$/;
+
+/** A validated schema name and the forms the SQL needs. */
+export interface SchemaName {
+  /** The name as given. */
+  name: string;
+  /** Double-quoted identifier, ready to splice into SQL. */
+  quoted: string;
+}
+
+/**
+ * Validates a schema name and quotes it.
+ * @throws WebhookValidationError when the name is not a plain identifier
+ */
+export function parseSchemaName(name: string = DEFAULT_SCHEMA): SchemaName {
+  if (!SCHEMA_NAME_PATTERN.test(name)) {
+    throw new WebhookValidationError(
+      `Invalid PostgreSQL schema name "${name}": use 1-50 letters, digits or underscores, not starting with a digit.`,
+      [{ path: 'schema', message: 'must be a plain identifier' }],
+    );
+  }
+  return { name, quoted: `"${name}"` };
+}

@@ -1,0 +1,182 @@
+import type {
+  DeliveryExpectation,
+  DeliveryRecord,
+  DeliveryUpdate,
+  ListDeliveriesOptions,
+  TransactionOptions,
+  UpsertConfigInput,
+  WebhookConfigRecord,
+  WebhookStore,
+} from '@svc/webhooks-core';
+import type { Pool } from 'pg';
+import { type ConfigRow, toConfigRecord } from './config-row';
+import { configStatements } from './config-statements';
+import { type DeliveryRow, initialRunAt, insertParams, toDeliveryRecord, updateParams } from './delivery-row';
+import { deliveryStatements } from './delivery-statements';
+import { schemaContext } from './schema-context';
+import { parseSchemaName } from './schema-name';
+import { type Queryable, run, type Statement } from './statement';
+import { transactionTarget } from './transaction-target';
+
+/** Options of {@link createPgStore}. */
+export interface PgStoreOptions {
+  /**
+   * Schema holding the tables, as passed to `migrate()`.
+   * @default 'webhooks'
+   */
+  schema?: string;
+  /**
+   * Send hot statements as named prepared statements (parsed and planned once
+   * per connection). Turn off behind a pooler that cannot keep them, such as
+   * PgBouncer in transaction mode.
+   * @default true
+   */
+  preparedStatements?: boolean;
+}
+
+/**
+ * Largest batch one purge statement deletes: keeps each DELETE's transaction and
+ * WAL burst short however large a `limit` the caller asks for.
+ */
+const PURGE_BATCH = 5_000;
+
+/**
+ * Creates the PostgreSQL {@link WebhookStore}. It takes the host's `pg.Pool` and
+ * never ends it. Run {@link migrate} first; the first call on an unmigrated
+ * schema rejects with `SchemaNotMigratedError`.
+ *
+ * A pending delivery it inserts is immediately due for the PostgreSQL queue of
+ * the same schema (the table is the queue), so `emit` costs one statement.
+ *
+ * @example
+ * ```ts
+ * const store = createPgStore(pool, { schema: 'webhooks' });
+ * ```
+ */
+export function createPgStore(pool: Pool, options: PgStoreOptions = {}): WebhookStore {
+  const schema = parseSchemaName(options.schema);
+  const context = schemaContext(pool, schema);
+  const prepared = options.preparedStatements ?? true;
+  const deliveries = deliveryStatements(schema);
+  const configs = configStatements(schema);
+
+  const query = async <Row extends object>(stmt: Statement, values: unknown[]): Promise<Row[]> => {
+    await context.ensureMigrated();
+    return run<Row & Record<string, unknown>>(pool, stmt, values, prepared);
+  };
+  const oneConfig = (rows: ConfigRow[]) => (rows[0] ? toConfigRecord(rows[0]) : null);
+  const oneDelivery = (rows: DeliveryRow[]) => (rows[0] ? toDeliveryRecord(rows[0]) : null);
+
+  return {
+    capabilities: { transactions: true, purge: true },
+
+    async getConfig(agencyId: string): Promise<WebhookConfigRecord | null> {
+      return oneConfig(await query<ConfigRow>(configs.get, [agencyId]));
+    },
+
+    async upsertConfig(input: UpsertConfigInput) {
+      const rows = await query<ConfigRow & { created: boolean }>(configs.upsert, [
+        input.newId,
+        input.agencyId,
+        input.webhookUrl,
+        input.newSigningSecret,
+        input.enabled,
+        input.subscribedEventTypes,
+        input.now,
+      ]);
+      const row = rows[0]!;
+      return { config: toConfigRecord(row), created: row.created };
+    },
+
+    async setSigningSecret(agencyId: string, signingSecret: string, now: number) {
+      return oneConfig(await query<ConfigRow>(configs.setSecret, [agencyId, signingSecret, now]));
+    },
+
+    async deleteConfig(agencyId: string): Promise<boolean> {
+      await context.ensureMigrated();
+      const result = await pool.query({ text: configs.remove.text, values: [agencyId] });
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async insertDelivery(record: DeliveryRecord, insertOptions?: TransactionOptions) {
+      const target = transactionTarget(pool, insertOptions);
+      await context.ensureMigrated();
+      const rows = await run<DeliveryRow & { created: boolean }>(
+        target,
+        deliveries.insert,
+        insertParams(record),
+        prepared,
+      );
+      // Rare: the duplicate was committed by a concurrent transaction after this
+      // statement's snapshot was taken, so neither branch saw a row. Read it now.
+      const row = rows[0] ?? (await readByEvent(target, record))[0];
+      if (!row) throw new Error(`Delivery for event "${record.eventId}" vanished while being inserted.`);
+      const created = rows[0]?.created ?? false;
+      const runAt = initialRunAt(record);
+      if (created && runAt !== null) context.fresh.remember(record.id, runAt, insertOptions?.transaction);
+      return { delivery: toDeliveryRecord(row), created };
+    },
+
+    async getDelivery(deliveryId: string): Promise<DeliveryRecord | null> {
+      return oneDelivery(await query<DeliveryRow>(deliveries.get, [deliveryId]));
+    },
+
+    async listDeliveries(agencyId: string, listOptions: ListDeliveriesOptions): Promise<DeliveryRecord[]> {
+      const { status, limit, beforeId } = listOptions;
+      const [stmt, values] = pickListStatement(agencyId, limit, status, beforeId);
+      return (await query<DeliveryRow>(stmt, values)).map(toDeliveryRecord);
+    },
+
+    async updateDelivery(deliveryId: string, expected: DeliveryExpectation, update: DeliveryUpdate) {
+      return oneDelivery(
+        await query<DeliveryRow>(deliveries.compareAndSet, [
+          deliveryId,
+          expected.attempt,
+          expected.status,
+          ...updateParams(update),
+        ]),
+      );
+    },
+
+    async listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]> {
+      return (await query<DeliveryRow>(deliveries.listDuePending, [dueBefore, limit])).map(toDeliveryRecord);
+    },
+
+    async purgeDeliveries({ olderThan, limit }: { olderThan: number; limit: number }): Promise<number> {
+      await context.ensureMigrated();
+      let deleted = 0;
+      while (deleted < limit) {
+        const batch = Math.min(PURGE_BATCH, limit - deleted);
+        const result = await pool.query({ text: deliveries.purgeBatch.text, values: [olderThan, batch] });
+        const count = result.rowCount ?? 0;
+        deleted += count;
+        if (count < batch) break;
+      }
+      return deleted;
+    },
+
+    async close(): Promise<void> {
+      // The pool is the host's: nothing of our own to release.
+    },
+  };
+
+  function readByEvent(target: Queryable, record: DeliveryRecord): Promise<DeliveryRow[]> {
+    return run<DeliveryRow>(target, deliveries.selectByEvent, [record.agencyId, record.eventId], prepared);
+  }
+
+  function pickListStatement(
+    agencyId: string,
+    limit: number,
+    status: ListDeliveriesOptions['status'],
+    beforeId: string | undefined,
+  ): [Statement, unknown[]] {
+    if (status === undefined) {
+      return beforeId === undefined
+        ? [deliveries.list, [agencyId, limit]]
+        : [deliveries.listBefore, [agencyId, limit, beforeId]];
+    }
+    return beforeId === undefined
+      ? [deliveries.listByStatus, [agencyId, limit, status]]
+      : [deliveries.listByStatusBefore, [agencyId, limit, status, beforeId]];
+  }
+}

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { describe } from 'vitest';
+import { migrate } from '../src/migrate';
+
+/** The database the tests use; each run works in schemas of its own and drops them. */
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function probe(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const unreachable = await probe();
+if (unreachable !== null) {
+  const message = `PostgreSQL at ${DATABASE_URL} is unreachable (${unreachable}).`;
+  // In CI a missing database is a failure, never a quiet skip.
+  if (process.env.CI === 'true') throw new Error(`${message} CI=true requires it.`);
+  console.warn(`\n!!! SKIPPING @svc/webhooks-pg tests: ${message} Set DATABASE_URL to run them. !!!\n`);
+}
+
+/** `describe`, skipped (loudly, above) when the database is unreachable outside CI. */
+export const describePg = describe.skipIf(unreachable !== null);
+
+/** A new pool on the test database. */
+export function createTestPool(options: pg.PoolConfig = {}): pg.Pool {
+  return new pg.Pool({ connectionString: DATABASE_URL, max: 10, ...options });
+}
+
+/** A fresh, unique schema name (not created). */
+export function uniqueSchemaName(prefix = 'wh_test'): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+/** Creates and migrates a fresh schema; `drop()` removes it with everything in it. */
+export async function createTestSchema(pool: pg.Pool): Promise<{ schema: string; drop: () => Promise<void> }> {
+  const schema = uniqueSchemaName();
+  await migrate(pool, { schema });
+  return { schema, drop: () => dropSchema(pool, schema) };
+}
+
+/** Drops a test schema (and its tables, function and trigger). */
+export async function dropSchema(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+}
+
+/** Empties both tables of a schema between tests (much faster than a new schema). */
+export async function truncateSchema(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(`TRUNCATE "${schema}".webhook_deliveries, "${schema}".webhook_configs`);
+}

@@ -1,0 +1,75 @@
+/**
+ * Key names. Every key of the store shares the hash tag `{store}` and every key
+ * of the queue the tag `{queue}`, so each multi-key script touches one Redis
+ * Cluster slot. A prefix that carries its own tag (`{app1}:`) wins, because
+ * Redis hashes the first `{…}` of a name: then all of that application's keys
+ * share one slot. Agency and delivery ids always come last in a name, after a
+ * fixed type marker, so no id can make one key's name collide with another's.
+ */
+
+/** Default prefix of every key, so several applications can share one Redis. */
+export const DEFAULT_KEY_PREFIX = 'whk:';
+
+/** Names of the queue's keys. `due` is per agency: `${base}due:${agencyId}`. */
+export interface QueueKeyNames {
+  /** Prefix of every queue key, given to scripts that derive per-agency names. */
+  base: string;
+  /** ZSET agencyId → runAt of the agency's earliest queued entry. */
+  ready: string;
+  /** ZSET deliveryId → leaseUntil of every claimed entry. */
+  leases: string;
+  /** HASH deliveryId → agencyId of every entry, queued or claimed. */
+  agencies: string;
+  /** HASH deliveryId → `claimId runAt` of every claimed entry. */
+  claims: string;
+  /** Pub/sub channel announcing enqueues. */
+  wakeChannel: string;
+}
+
+/** Names of the store's keys that do not depend on an id. */
+export interface StoreKeyNames {
+  base: string;
+  /** ZSET deliveryId → nextRetryAt of every pending delivery. */
+  pending: string;
+  /** ZSET deliveryId → createdAt of every finished (success or failed) delivery. */
+  finished: string;
+}
+
+/** The queue's key names under `prefix`. */
+export function queueKeyNames(prefix: string): QueueKeyNames {
+  const base = `${prefix}{queue}:`;
+  return {
+    base,
+    ready: `${base}ready`,
+    leases: `${base}leases`,
+    agencies: `${base}agencies`,
+    claims: `${base}claims`,
+    wakeChannel: `${base}wake`,
+  };
+}
+
+/** The store's key names under `prefix`. */
+export function storeKeyNames(prefix: string): StoreKeyNames {
+  const base = `${prefix}{store}:`;
+  return { base, pending: `${base}pending`, finished: `${base}finished` };
+}
+
+/** HASH of one agency's configuration. */
+export function configKey(base: string, agencyId: string): string {
+  return `${base}cfg:${agencyId}`;
+}
+
+/** HASH of one delivery. */
+export function deliveryKey(base: string, deliveryId: string): string {
+  return `${base}d:${deliveryId}`;
+}
+
+/** HASH eventId → deliveryId of one agency (idempotent insert). */
+export function eventIndexKey(base: string, agencyId: string): string {
+  return `${base}evt:${agencyId}`;
+}
+
+/** ZSET (all scores 0, ordered by id) of one agency's deliveries, optionally of one status. */
+export function listIndexKey(base: string, agencyId: string, status: string = 'all'): string {
+  return `${base}ix:${status}:${agencyId}`;
+}

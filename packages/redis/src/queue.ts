@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type Claim,
+  type ClaimOptions,
+  type DeliveryQueue,
+  type QueueCapabilities,
+  type QueueEntry,
+  type TransactionOptions,
+  WebhookError,
+} from '@svc/webhooks-core';
+import { abortableSleep, withinTime } from './abortable-sleep';
+import { quitClient, type RedisConnection, resolveConnection } from './connection';
+import { DEFAULT_KEY_PREFIX, type QueueKeyNames, queueKeyNames } from './key-space';
+import {
+  ackScript,
+  anyDueScript,
+  claimScript,
+  enqueueMissingScript,
+  enqueueScript,
+  nextDueScript,
+  renewScript,
+  rescheduleScript,
+} from './queue-scripts';
+import { rejectTransaction, unexpectedReply } from './redis-errors';
+import { WakeupListener } from './wakeup-listener';
+
+/** Options of {@link createRedisQueue}. */
+export interface RedisQueueOptions {
+  /**
+   * The Redis to use: an ioredis client (yours: never closed by the queue), or a
+   * URL / ioredis options (the queue opens its own connection and `close()` quits it).
+   * @default 'redis://127.0.0.1:6379'
+   * @example createRedisQueue({ redis: new Redis(process.env.REDIS_URL) })
+   */
+  redis?: RedisConnection;
+  /**
+   * Prefix of every key, so several applications can share one Redis. Keys are
+   * `${prefix}{queue}:…`; a prefix with its own hash tag (`{app}:`) puts all of
+   * an application's keys in one Redis Cluster slot.
+   * @default 'whk:'
+   */
+  prefix?: string;
+  /**
+   * Wake idle workers on enqueue through pub/sub (one extra connection per queue
+   * object, opened on the first `waitForWork`). Off, workers find new work on
+   * their next poll.
+   * @default true
+   */
+  wakeups?: boolean;
+  /**
+   * Expired leases a single claim returns to the pool at most (the rest on the
+   * next claims), so one claim after a mass crash stays a short script.
+   * @default 1000
+   */
+  recoverBatch?: number;
+  /**
+   * Epoch-ms clock `waitForWork` uses to tell when the earliest scheduled entry
+   * (or lease) falls due, so a waiting worker wakes for it. Pass the service's
+   * clock when tests drive time. `claim`, `renew` and the rest use the `now`
+   * they are given, never this clock.
+   * @default Date.now
+   */
+  clock?: () => number;
+}
+
+/** Entries in the queue right now, by state. */
+export interface RedisQueueCounts {
+  /** Waiting for their runAt or for a worker. */
+  queued: number;
+  /** Held by a worker under a lease (live or expired but not yet reclaimed). */
+  claimed: number;
+}
+
+/** The Redis {@link DeliveryQueue}, with the extras the recovery sweep and operators use. */
+export interface RedisDeliveryQueue extends DeliveryQueue {
+  /** Key names in use (for operators and tests). */
+  readonly keys: QueueKeyNames;
+  /**
+   * Adds each entry only when its delivery has no entry at all (queued or
+   * claimed), so a live claim is never dropped. Returns how many were added.
+   */
+  enqueueMissing(entries: readonly QueueEntry[]): Promise<number>;
+  /** How many entries are queued and claimed. */
+  counts(): Promise<RedisQueueCounts>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a {@link DeliveryQueue} on Redis: Lua scripts over sorted sets, with
+ * leases, per-agency skipping and pub/sub wake-ups. Safe for any number of
+ * workers in any number of processes sharing one Redis.
+ *
+ * @example
+ * const queue = createRedisQueue({ redis: new Redis(process.env.REDIS_URL) });
+ * const webhooks = createWebhookService({ store, queue });
+ */
+export function createRedisQueue(options: RedisQueueOptions = {}): RedisDeliveryQueue {
+  const { client, owned } = resolveConnection(options.redis);
+  const keys = queueKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
+  const clock = options.clock ?? Date.now;
+  const recoverBatch = options.recoverBatch ?? 1000;
+  const hasDueWork = async (): Promise<boolean> => (await anyDueScript.run(client, [keys.ready], [clock()])) === 1;
+  const listener = options.wakeups === false ? null : new WakeupListener(client, keys.wakeChannel, hasDueWork);
+  const all = [keys.ready, keys.leases, keys.agencies, keys.claims];
+  let closed = false;
+
+  /** Ms until the earliest scheduled entry or lease falls due (Infinity: none). Never rejects. */
+  const untilNextDue = async (): Promise<number> => {
+    try {
+      const now = clock();
+      const reply = await nextDueScript.run(client, [keys.ready, keys.leases], [now]);
+      return reply === null ? Number.POSITIVE_INFINITY : Math.max(0, Number(reply) - now);
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
+  };
+
+  const capabilities: QueueCapabilities = { transactions: false, excludeAgencies: true, wakeups: listener !== null };
+
+  return {
+    capabilities,
+    keys,
+
+    async enqueue(entry: QueueEntry, txOptions?: TransactionOptions): Promise<void> {
+      if (txOptions?.transaction !== undefined) throw rejectTransaction('queue');
+      await enqueueScript.run(client, all, [
+        keys.base,
+        keys.wakeChannel,
+        entry.deliveryId,
+        entry.agencyId,
+        entry.runAt,
+      ]);
+    },
+
+    async enqueueMissing(entries: readonly QueueEntry[]): Promise<number> {
+      if (entries.length === 0) return 0;
+      const args: (string | number)[] = [keys.base, keys.wakeChannel];
+      for (const entry of entries) args.push(entry.deliveryId, entry.agencyId, entry.runAt);
+      return Number(await enqueueMissingScript.run(client, all, args));
+    },
+
+    async claim(claimOptions: ClaimOptions): Promise<Claim[]> {
+      assertClaimOptions(claimOptions);
+      const leaseUntil = claimOptions.now + claimOptions.leaseMs;
+      const reply = await claimScript.run(client, all, [
+        keys.base,
+        claimOptions.now,
+        leaseUntil,
+        claimOptions.limit,
+        randomBytes(9).toString('base64url'),
+        recoverBatch,
+        ...(claimOptions.excludeAgencies ?? []),
+      ]);
+      return parseClaims(reply, leaseUntil);
+    },
+
+    async renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
+      const reply = await renewScript.run(client, [keys.leases, keys.claims], [
+        claim.deliveryId,
+        claim.claimId,
+        now + leaseMs,
+      ]);
+      return reply === 1;
+    },
+
+    async ack(claim: Claim): Promise<boolean> {
+      const reply = await ackScript.run(client, [keys.leases, keys.claims, keys.agencies], [
+        claim.deliveryId,
+        claim.claimId,
+      ]);
+      return reply === 1;
+    },
+
+    async reschedule(claim: Claim, runAt: number): Promise<boolean> {
+      const reply = await rescheduleScript.run(client, all, [keys.base, claim.deliveryId, claim.claimId, runAt]);
+      return reply === 1;
+    },
+
+    async waitForWork({ timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+      if (closed || signal?.aborted) return;
+      listener?.prepare();
+      const started = performance.now();
+      const dueIn = await withinTime(untilNextDue(), timeoutMs, signal);
+      const remaining = Math.min(dueIn ?? 0, timeoutMs - (performance.now() - started));
+      if (remaining <= 0 || closed || signal?.aborted) return;
+      if (listener) return listener.wait(remaining, signal);
+      return abortableSleep(remaining, signal);
+    },
+
+    async counts(): Promise<RedisQueueCounts> {
+      const [entries, claimed] = await Promise.all([client.hlen(keys.agencies), client.zcard(keys.leases)]);
+      return { queued: entries - claimed, claimed };
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await listener?.close();
+      if (owned) await quitClient(client);
+    },
+  };
+}
+
+/** Refuses a claim that would hand out leases already expired, or claim nothing by accident. */
+function assertClaimOptions({ limit, leaseMs }: ClaimOptions): void {
+  if (!(leaseMs > 0)) {
+    throw new WebhookError('validation_failed', `leaseMs must be a positive number of ms; got ${leaseMs}.`);
+  }
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new WebhookError('validation_failed', `limit must be a positive integer; got ${limit}.`);
+  }
+}
+
+/** Turns the claim script's flat quadruples into claims. */
+function parseClaims(reply: unknown, leaseUntil: number): Claim[] {
+  if (!Array.isArray(reply) || reply.length % 4 !== 0) throw unexpectedReply('claim', reply);
+  const claims: Claim[] = [];
+  for (let index = 0; index < reply.length; index += 4) {
+    claims.push({
+      deliveryId: String(reply[index]),
+      agencyId: String(reply[index + 1]),
+      claimId: String(reply[index + 2]),
+      runAt: Number(reply[index + 3]),
+      leaseUntil,
+    });
+  }
+  return claims;
+}

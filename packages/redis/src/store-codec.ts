@@ -1,0 +1,67 @@
+import type { DeliveryRecord, DeliveryUpdate, WebhookConfigRecord } from '@svc/webhooks-core';
+import { unexpectedReply } from './redis-errors';
+
+/** A configuration's hash fields as the upsert script writes them. */
+export function configFields(config: {
+  webhookUrl: string;
+  enabled: boolean;
+  subscribedEventTypes: readonly string[];
+}): [webhookUrl: string, enabled: string, subscribedEventTypes: string] {
+  return [config.webhookUrl, config.enabled ? '1' : '0', JSON.stringify(config.subscribedEventTypes)];
+}
+
+/** Rebuilds a configuration from its HGETALL reply (flat field/value pairs). */
+export function decodeConfig(pairs: readonly unknown[]): WebhookConfigRecord {
+  const fields = new Map<string, string>();
+  for (let index = 0; index + 1 < pairs.length; index += 2) {
+    fields.set(String(pairs[index]), String(pairs[index + 1]));
+  }
+  const read = (name: string): string => {
+    const value = fields.get(name);
+    if (value === undefined) throw unexpectedReply(`config field ${name}`, pairs);
+    return value;
+  };
+  return {
+    id: read('id'),
+    agencyId: read('agencyId'),
+    webhookUrl: read('webhookUrl'),
+    signingSecret: read('signingSecret'),
+    enabled: read('enabled') === '1',
+    subscribedEventTypes: JSON.parse(read('subscribedEventTypes')) as string[],
+    createdAt: Number(read('createdAt')),
+    updatedAt: Number(read('updatedAt')),
+  };
+}
+
+/** The record stored at insert (field `r`) and the latest update (field `u`), merged. */
+export function decodeDelivery(inserted: string, update: string | null | undefined): DeliveryRecord {
+  const record = JSON.parse(inserted) as DeliveryRecord;
+  if (update) Object.assign(record, JSON.parse(update) as DeliveryUpdate);
+  return record;
+}
+
+/** Decodes the flat (r, u) pairs the list scripts return. */
+export function decodeDeliveryPairs(reply: unknown, operation: string): DeliveryRecord[] {
+  if (!Array.isArray(reply) || reply.length % 2 !== 0) throw unexpectedReply(operation, reply);
+  const records: DeliveryRecord[] = [];
+  for (let index = 0; index < reply.length; index += 2) {
+    records.push(decodeDelivery(String(reply[index]), reply[index + 1] as string | null));
+  }
+  return records;
+}
+
+/** Only the fields a {@link DeliveryUpdate} owns, so a caller's extra properties are never persisted. */
+export function encodeUpdate(update: DeliveryUpdate): string {
+  const own: DeliveryUpdate = {
+    status: update.status,
+    attempt: update.attempt,
+    maxAttempts: update.maxAttempts,
+    nextRetryAt: update.nextRetryAt,
+    lastAttemptAt: update.lastAttemptAt,
+    deliveredAt: update.deliveredAt,
+    lastResponseCode: update.lastResponseCode,
+    lastErrorMessage: update.lastErrorMessage,
+    lastResponseExcerpt: update.lastResponseExcerpt,
+  };
+  return JSON.stringify(own);
+}

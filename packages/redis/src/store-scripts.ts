@@ -1,0 +1,179 @@
+import { LuaScript } from './lua-script';
+
+/**
+ * Lua scripts of the Redis store: every change that touches more than one key
+ * runs as one script, so indexes never disagree with records, even when a
+ * process dies halfway through a write.
+ *
+ * Layout (see key-space.ts): a delivery is a HASH `d:<id>` with `r` (the record
+ * as inserted, JSON), `u` (the last update, JSON; absent before the first), and
+ * the fields scripts compare or route on: `s` status, `a` attempt, `g` agencyId,
+ * `e` eventId, `c` createdAt. Per agency: ZSETs `ix:all:<agency>` and
+ * `ix:<status>:<agency>` (every score 0, so members sort by id, which is
+ * time-ordered), and a HASH `evt:<agency>` eventId → deliveryId. Globally:
+ * `pending` (deliveryId → nextRetryAt) and `finished` (deliveryId → createdAt).
+ * Keys derived inside a script from `base` share the declared keys' hash tag.
+ */
+
+/** Removes up to `limit` finished deliveries created before `cutoff`, with their index entries. */
+const PURGE_LUA = `
+local function purge(base, finished, cutoff, limit)
+  local ids = redis.call('ZRANGEBYSCORE', finished, '-inf', '(' .. cutoff, 'LIMIT', 0, limit)
+  local removed = 0
+  for _, id in ipairs(ids) do
+    redis.call('ZREM', finished, id)
+    local key = base .. 'd:' .. id
+    local f = redis.call('HMGET', key, 'g', 's', 'e')
+    if f[1] and f[2] ~= 'pending' then
+      redis.call('ZREM', base .. 'ix:all:' .. f[1], id)
+      redis.call('ZREM', base .. 'ix:' .. f[2] .. ':' .. f[1], id)
+      local events = base .. 'evt:' .. f[1]
+      if redis.call('HGET', events, f[3]) == id then redis.call('HDEL', events, f[3]) end
+      redis.call('DEL', key)
+      removed = removed + 1
+    end
+  end
+  return removed
+end
+`;
+
+/**
+ * KEYS: cfg. ARGV: id, agencyId, webhookUrl, enabled (1|0), subscribedEventTypes (JSON), now, signingSecret.
+ * Returns { created (1|0), HGETALL… }.
+ */
+export const upsertConfigScript = new LuaScript(
+  'upsertConfig',
+  `
+local created = 0
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'webhookUrl', ARGV[3], 'enabled', ARGV[4], 'subscribedEventTypes', ARGV[5], 'updatedAt', ARGV[6])
+else
+  created = 1
+  redis.call('HSET', KEYS[1], 'id', ARGV[1], 'agencyId', ARGV[2], 'webhookUrl', ARGV[3], 'enabled', ARGV[4],
+    'subscribedEventTypes', ARGV[5], 'signingSecret', ARGV[7], 'createdAt', ARGV[6], 'updatedAt', ARGV[6])
+end
+local fields = redis.call('HGETALL', KEYS[1])
+table.insert(fields, 1, created)
+return fields
+`,
+);
+
+/** KEYS: cfg. ARGV: signingSecret, now. Returns HGETALL, empty when there is no configuration. */
+export const setSecretScript = new LuaScript(
+  'setSigningSecret',
+  `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+redis.call('HSET', KEYS[1], 'signingSecret', ARGV[1], 'updatedAt', ARGV[2])
+return redis.call('HGETALL', KEYS[1])
+`,
+);
+
+/**
+ * KEYS: d, evt, ix:all, ix:<status>, pending, finished.
+ * ARGV: base, id, eventId, recordJson, status, attempt, agencyId, createdAt,
+ * nextRetryAt ('' for none), retentionCutoff ('' for none), retentionBatch.
+ * Returns { 1 } when inserted, { 0, r, u } when the event already has a delivery.
+ */
+export const insertDeliveryScript = new LuaScript(
+  'insertDelivery',
+  `${PURGE_LUA}
+local base, id = ARGV[1], ARGV[2]
+local existing = redis.call('HGET', KEYS[2], ARGV[3])
+if existing then
+  local found = redis.call('HMGET', base .. 'd:' .. existing, 'r', 'u')
+  if found[1] then return { 0, found[1], found[2] } end
+end
+redis.call('HSET', KEYS[2], ARGV[3], id)
+redis.call('HSET', KEYS[1], 'r', ARGV[4], 's', ARGV[5], 'a', ARGV[6], 'g', ARGV[7], 'e', ARGV[3], 'c', ARGV[8])
+redis.call('ZADD', KEYS[3], 0, id)
+redis.call('ZADD', KEYS[4], 0, id)
+if ARGV[5] == 'pending' then
+  if ARGV[9] ~= '' then redis.call('ZADD', KEYS[5], ARGV[9], id) end
+else
+  redis.call('ZADD', KEYS[6], ARGV[8], id)
+end
+if ARGV[10] ~= '' then purge(base, KEYS[6], ARGV[10], tonumber(ARGV[11])) end
+return { 1 }
+`,
+);
+
+/**
+ * KEYS: d, pending, finished.
+ * ARGV: base, id, expectedStatus, expectedAttempt, status, attempt, updateJson, nextRetryAt ('' for none).
+ * Compare-and-set on (status, attempt); moves the id between status indexes and
+ * the pending/finished sets. Returns the record's `r` field, or nil when the
+ * precondition failed or the delivery does not exist.
+ */
+export const updateDeliveryScript = new LuaScript(
+  'updateDelivery',
+  `
+local base, id = ARGV[1], ARGV[2]
+local cur = redis.call('HMGET', KEYS[1], 's', 'a', 'g', 'c', 'r')
+if not cur[1] or cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then return false end
+redis.call('HSET', KEYS[1], 's', ARGV[5], 'a', ARGV[6], 'u', ARGV[7])
+if ARGV[5] ~= ARGV[3] then
+  redis.call('ZREM', base .. 'ix:' .. ARGV[3] .. ':' .. cur[3], id)
+  redis.call('ZADD', base .. 'ix:' .. ARGV[5] .. ':' .. cur[3], 0, id)
+end
+if ARGV[5] == 'pending' then
+  redis.call('ZREM', KEYS[3], id)
+  if ARGV[8] ~= '' then redis.call('ZADD', KEYS[2], ARGV[8], id) else redis.call('ZREM', KEYS[2], id) end
+else
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZADD', KEYS[3], cur[4], id)
+end
+return cur[5]
+`,
+);
+
+/**
+ * KEYS: an index ZSET. ARGV: base, max (lex bound: '+' or '(' .. id), limit.
+ * Returns flat pairs (r, u or ''), newest first. Read-only.
+ */
+export const listDeliveriesScript = new LuaScript(
+  'listDeliveries',
+  `
+local base, max, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local out, found = {}, 0
+while found < limit do
+  local ids = redis.call('ZREVRANGEBYLEX', KEYS[1], max, '-', 'LIMIT', 0, limit - found)
+  if #ids == 0 then break end
+  for _, id in ipairs(ids) do
+    local f = redis.call('HMGET', base .. 'd:' .. id, 'r', 'u')
+    if f[1] then
+      out[#out + 1] = f[1]
+      out[#out + 1] = f[2] or ''
+      found = found + 1
+    end
+  end
+  max = '(' .. ids[#ids]
+end
+return out
+`,
+);
+
+/** KEYS: pending. ARGV: base, dueBefore, limit. Returns flat pairs (r, u or ''), oldest due first. Read-only. */
+export const listDuePendingScript = new LuaScript(
+  'listDuePending',
+  `
+local base = ARGV[1]
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+for _, id in ipairs(ids) do
+  local f = redis.call('HMGET', base .. 'd:' .. id, 'r', 'u')
+  if f[1] then
+    out[#out + 1] = f[1]
+    out[#out + 1] = f[2] or ''
+  end
+end
+return out
+`,
+);
+
+/** KEYS: finished. ARGV: base, olderThan, limit. Returns how many deliveries were deleted. */
+export const purgeScript = new LuaScript(
+  'purgeDeliveries',
+  `${PURGE_LUA}
+return purge(ARGV[1], KEYS[1], ARGV[2], tonumber(ARGV[3]))
+`,
+);

@@ -1,0 +1,209 @@
+import type {
+  DeliveryExpectation,
+  DeliveryRecord,
+  DeliveryUpdate,
+  ListDeliveriesOptions,
+  StoreCapabilities,
+  TransactionOptions,
+  UpsertConfigInput,
+  WebhookConfigRecord,
+  WebhookStore,
+} from '@svc/webhooks-core';
+import { quitClient, type RedisConnection, resolveConnection } from './connection';
+import {
+  configKey,
+  DEFAULT_KEY_PREFIX,
+  deliveryKey,
+  eventIndexKey,
+  listIndexKey,
+  type StoreKeyNames,
+  storeKeyNames,
+} from './key-space';
+import { rejectTransaction, unexpectedReply } from './redis-errors';
+import { configFields, decodeConfig, decodeDelivery, decodeDeliveryPairs, encodeUpdate } from './store-codec';
+import {
+  insertDeliveryScript,
+  listDeliveriesScript,
+  listDuePendingScript,
+  purgeScript,
+  setSecretScript,
+  updateDeliveryScript,
+  upsertConfigScript,
+} from './store-scripts';
+
+/** Options of {@link createRedisStore}. */
+export interface RedisStoreOptions {
+  /**
+   * The Redis to use: an ioredis client (yours: never closed by the store), or a
+   * URL / ioredis options (the store opens its own connection and `close()` quits it).
+   * @default 'redis://127.0.0.1:6379'
+   * @example createRedisStore({ redis: new Redis(process.env.REDIS_URL) })
+   */
+  redis?: RedisConnection;
+  /**
+   * Prefix of every key, so several applications can share one Redis. Keys are
+   * `${prefix}{store}:…`; a prefix with its own hash tag (`{app}:`) puts all of
+   * an application's keys in one Redis Cluster slot.
+   * @default 'whk:'
+   */
+  prefix?: string;
+  /**
+   * Retention of finished (`success` or `failed`) deliveries, in ms since their
+   * `createdAt`. When set, every insert also deletes up to `retentionBatch`
+   * finished deliveries older than that (records and index entries together),
+   * so the log stays bounded without a background job. Pending deliveries are
+   * never removed. Unset, deliveries are kept until `purgeDeliveries`.
+   * @default undefined (keep forever)
+   * @example createRedisStore({ redis, finishedTtlMs: 30 * 24 * 3_600_000 }) // 30 days
+   */
+  finishedTtlMs?: number;
+  /**
+   * Most finished deliveries one insert deletes under `finishedTtlMs`: more than
+   * one, so deletion outpaces creation and a backlog left by a retention change drains.
+   * @default 4
+   */
+  retentionBatch?: number;
+}
+
+/** The Redis {@link WebhookStore}. */
+export interface RedisWebhookStore extends WebhookStore {
+  /** Key names in use (for operators and tests). */
+  readonly keys: StoreKeyNames;
+  purgeDeliveries(options: { olderThan: number; limit: number }): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a {@link WebhookStore} on Redis: configurations and deliveries in
+ * hashes, per-agency sorted-set indexes for newest-first lists and status
+ * filters, and Lua scripts for every multi-key change (atomic idempotent insert,
+ * compare-and-set updates).
+ *
+ * @example
+ * const redis = new Redis(process.env.REDIS_URL);
+ * const webhooks = createWebhookService({ store: createRedisStore({ redis }), queue: createRedisQueue({ redis }) });
+ */
+export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookStore {
+  const { client, owned } = resolveConnection(options.redis);
+  const keys = storeKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
+  const retentionBatch = options.retentionBatch ?? 4;
+  const ttl = options.finishedTtlMs;
+  if (ttl !== undefined && !(ttl > 0)) throw new RangeError('finishedTtlMs must be a positive number of ms.');
+  const capabilities: StoreCapabilities = { transactions: false, purge: true };
+  let closed = false;
+
+  return {
+    capabilities,
+    keys,
+
+    async getConfig(agencyId: string): Promise<WebhookConfigRecord | null> {
+      const pairs = await client.hgetall(configKey(keys.base, agencyId));
+      return Object.keys(pairs).length === 0 ? null : decodeConfig(Object.entries(pairs).flat());
+    },
+
+    async upsertConfig(input: UpsertConfigInput): Promise<{ config: WebhookConfigRecord; created: boolean }> {
+      const [url, enabled, subscriptions] = configFields(input);
+      const reply = await upsertConfigScript.run(
+        client,
+        [configKey(keys.base, input.agencyId)],
+        [input.newId, input.agencyId, url, enabled, subscriptions, input.now, input.newSigningSecret],
+      );
+      if (!Array.isArray(reply)) throw unexpectedReply('upsertConfig', reply);
+      const [created, ...pairs] = reply as unknown[];
+      return { config: decodeConfig(pairs), created: created === 1 };
+    },
+
+    async setSigningSecret(agencyId: string, signingSecret: string, now: number) {
+      const reply = await setSecretScript.run(client, [configKey(keys.base, agencyId)], [signingSecret, now]);
+      if (!Array.isArray(reply)) throw unexpectedReply('setSigningSecret', reply);
+      return reply.length === 0 ? null : decodeConfig(reply);
+    },
+
+    async deleteConfig(agencyId: string): Promise<boolean> {
+      return (await client.del(configKey(keys.base, agencyId))) === 1;
+    },
+
+    async insertDelivery(record: DeliveryRecord, txOptions?: TransactionOptions) {
+      if (txOptions?.transaction !== undefined) throw rejectTransaction('store');
+      const reply = await insertDeliveryScript.run(client, insertKeys(keys, record), [
+        keys.base,
+        record.id,
+        record.eventId,
+        JSON.stringify(record),
+        record.status,
+        record.attempt,
+        record.agencyId,
+        record.createdAt,
+        record.nextRetryAt ?? '',
+        ttl === undefined ? '' : record.createdAt - ttl,
+        retentionBatch,
+      ]);
+      if (!Array.isArray(reply)) throw unexpectedReply('insertDelivery', reply);
+      if (reply[0] === 1) return { delivery: record, created: true };
+      return { delivery: decodeDelivery(String(reply[1]), reply[2] as string | null), created: false };
+    },
+
+    async getDelivery(deliveryId: string): Promise<DeliveryRecord | null> {
+      const [inserted, update] = await client.hmget(deliveryKey(keys.base, deliveryId), 'r', 'u');
+      return inserted ? decodeDelivery(inserted, update) : null;
+    },
+
+    async listDeliveries(agencyId: string, listOptions: ListDeliveriesOptions): Promise<DeliveryRecord[]> {
+      const index = listIndexKey(keys.base, agencyId, listOptions.status);
+      const max = listOptions.beforeId === undefined ? '+' : `(${listOptions.beforeId}`;
+      const reply = await listDeliveriesScript.run(client, [index], [keys.base, max, listOptions.limit]);
+      return decodeDeliveryPairs(reply, 'listDeliveries');
+    },
+
+    async updateDelivery(
+      deliveryId: string,
+      expected: DeliveryExpectation,
+      update: DeliveryUpdate,
+    ): Promise<DeliveryRecord | null> {
+      const encoded = encodeUpdate(update);
+      const reply = await updateDeliveryScript.run(
+        client,
+        [deliveryKey(keys.base, deliveryId), keys.pending, keys.finished],
+        [
+          keys.base,
+          deliveryId,
+          expected.status,
+          expected.attempt,
+          update.status,
+          update.attempt,
+          encoded,
+          update.nextRetryAt ?? '',
+        ],
+      );
+      if (reply === null) return null;
+      return decodeDelivery(String(reply), encoded);
+    },
+
+    async listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]> {
+      const reply = await listDuePendingScript.run(client, [keys.pending], [keys.base, dueBefore, limit]);
+      return decodeDeliveryPairs(reply, 'listDuePending');
+    },
+
+    async purgeDeliveries({ olderThan, limit }: { olderThan: number; limit: number }): Promise<number> {
+      return Number(await purgeScript.run(client, [keys.finished], [keys.base, olderThan, limit]));
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (owned) await quitClient(client);
+    },
+  };
+}
+
+/** Declared keys of the insert script (the same slot; listed so Redis Cluster can route it). */
+function insertKeys(keys: StoreKeyNames, record: DeliveryRecord): string[] {
+  return [
+    deliveryKey(keys.base, record.id),
+    eventIndexKey(keys.base, record.agencyId),
+    listIndexKey(keys.base, record.agencyId),
+    listIndexKey(keys.base, record.agencyId, record.status),
+    keys.pending,
+    keys.finished,
+  ];
+}

@@ -1,0 +1,190 @@
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { createRedisQueue, type RedisDeliveryQueue } from '../src/index';
+import { connectTestRedis, describeRedis, keysUnder, REDIS_URL, removeKeys, uniquePrefix } from './redis-test-env';
+
+const T0 = 1_700_000_000_000;
+const LEASE = 30_000;
+
+describeRedis('Redis queue: backend-specific behaviour', () => {
+  let redis: Redis;
+  let prefix: string;
+  let queue: RedisDeliveryQueue;
+
+  beforeAll(() => {
+    redis = connectTestRedis();
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix('queue');
+    queue = createRedisQueue({ redis, prefix });
+  });
+  afterEach(async () => {
+    await queue.close();
+    await removeKeys(redis, prefix);
+  });
+
+  it('keeps every key under the prefix and the {queue} hash tag, and leaves no key behind after the last ack', async () => {
+    await queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 });
+    const keys = await keysUnder(redis, prefix);
+    expect(keys).toEqual(
+      [`${prefix}{queue}:agencies`, `${prefix}{queue}:due:agency-a`, `${prefix}{queue}:ready`].sort(),
+    );
+    const [claim] = await queue.claim({ limit: 10, leaseMs: LEASE, now: T0 });
+    expect(await keysUnder(redis, prefix)).toEqual(
+      [`${prefix}{queue}:agencies`, `${prefix}{queue}:claims`, `${prefix}{queue}:leases`].sort(),
+    );
+    expect(await queue.ack(claim!)).toBe(true);
+    expect(await keysUnder(redis, prefix), 'keys after the ack').toEqual([]);
+  });
+
+  it('claims in due order across agencies and reports the runAt each entry had', async () => {
+    await queue.enqueue({ deliveryId: 'late', agencyId: 'agency-a', runAt: T0 - 10 });
+    await queue.enqueue({ deliveryId: 'early', agencyId: 'agency-b', runAt: T0 - 30 });
+    await queue.enqueue({ deliveryId: 'middle', agencyId: 'agency-a', runAt: T0 - 20 });
+    await queue.enqueue({ deliveryId: 'future', agencyId: 'agency-b', runAt: T0 + 1 });
+    const claims = await queue.claim({ limit: 10, leaseMs: LEASE, now: T0 });
+    expect(claims.map((claim) => [claim.deliveryId, claim.runAt])).toEqual(
+      expect.arrayContaining([
+        ['early', T0 - 30],
+        ['middle', T0 - 20],
+        ['late', T0 - 10],
+      ]),
+    );
+    expect(claims[0]?.deliveryId, 'the agency with the earliest entry comes first').toBe('early');
+    expect(claims).toHaveLength(3);
+    expect(new Set(claims.map((claim) => claim.leaseUntil))).toEqual(new Set([T0 + LEASE]));
+  });
+
+  it('merges agencies: earliest runAt first across agencies, one agency’s run of entries in one batch', async () => {
+    const entries = [
+      ['a1', 'agency-a', T0 - 50],
+      ['a2', 'agency-a', T0 - 40],
+      ['b1', 'agency-b', T0 - 30],
+      ['a3', 'agency-a', T0 - 25],
+      ['c1', 'agency-c', T0 - 20],
+      ['b2', 'agency-b', T0 - 10],
+      ['c2', 'agency-c', T0 + 10],
+    ] as const;
+    for (const [deliveryId, agencyId, runAt] of entries) await queue.enqueue({ deliveryId, agencyId, runAt });
+    const first = await queue.claim({ limit: 4, leaseMs: LEASE, now: T0 });
+    expect(first.map((claim) => claim.deliveryId)).toEqual(['a1', 'a2', 'b1', 'a3']);
+    const second = await queue.claim({ limit: 4, leaseMs: LEASE, now: T0 });
+    expect(second.map((claim) => claim.deliveryId)).toEqual(['c1', 'b2']);
+  });
+
+  it('waitForWork wakes when a scheduled entry falls due by the queue clock, without any enqueue', async () => {
+    await queue.enqueue({ deliveryId: 'soon', agencyId: 'agency-a', runAt: Date.now() + 200 });
+    const started = Date.now();
+    await queue.waitForWork({ timeoutMs: 20_000 });
+    expect(Date.now() - started, 'woken well before the 20 s timeout').toBeLessThan(10_000);
+    const claims = await queue.claim({ limit: 1, leaseMs: LEASE, now: Date.now() });
+    expect(claims.map((claim) => claim.deliveryId)).toEqual(['soon']);
+  });
+
+  it('skips an excluded agency in one step even behind a backlog of 5,000 of its entries', async () => {
+    await Promise.all(
+      Array.from({ length: 5_000 }, (_, index) =>
+        queue.enqueue({ deliveryId: `busy-${index}`, agencyId: 'busy', runAt: T0 - 10_000 + index }),
+      ),
+    );
+    await queue.enqueue({ deliveryId: 'quiet-1', agencyId: 'quiet', runAt: T0 });
+    const claims = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0, excludeAgencies: ['busy'] });
+    expect(claims.map((claim) => claim.deliveryId)).toEqual(['quiet-1']);
+    expect(await queue.counts()).toEqual({ queued: 5_000, claimed: 1 });
+  });
+
+  it('an expired lease returns the entry with its original runAt and a new claim id; the old claim id stops working', async () => {
+    await queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 - 5 });
+    const [first] = await queue.claim({ limit: 1, leaseMs: 1_000, now: T0 });
+    expect(await queue.claim({ limit: 1, leaseMs: 1_000, now: T0 + 999 }), 'lease still live').toEqual([]);
+    const [second] = await queue.claim({ limit: 1, leaseMs: 1_000, now: T0 + 1_000 });
+    expect(second).toMatchObject({ deliveryId: 'd1', runAt: T0 - 5, leaseUntil: T0 + 2_000 });
+    expect(second?.claimId).not.toBe(first?.claimId);
+    expect(await queue.ack(first!), 'stale ack').toBe(false);
+    expect(await queue.renew(first!, 1_000, T0 + 1_500), 'stale renew').toBe(false);
+    expect(await queue.reschedule(first!, T0), 'stale reschedule').toBe(false);
+    expect(await queue.ack(second!)).toBe(true);
+  });
+
+  it('carries on after the server forgot its scripts (SCRIPT FLUSH, as after a restart)', async () => {
+    await queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 });
+    await redis.script('FLUSH');
+    const [claim] = await queue.claim({ limit: 1, leaseMs: LEASE, now: T0 });
+    expect(claim?.deliveryId).toBe('d1');
+    await redis.script('FLUSH');
+    expect(await queue.ack(claim!)).toBe(true);
+  });
+
+  it('enqueueMissing adds absent entries only, leaving queued and claimed ones (and their claims) untouched', async () => {
+    await queue.enqueue({ deliveryId: 'queued', agencyId: 'agency-a', runAt: T0 - 100 });
+    await queue.enqueue({ deliveryId: 'held', agencyId: 'agency-a', runAt: T0 - 200 });
+    const [held] = await queue.claim({ limit: 1, leaseMs: LEASE, now: T0 });
+    expect(held?.deliveryId).toBe('held');
+    const added = await queue.enqueueMissing([
+      { deliveryId: 'queued', agencyId: 'agency-a', runAt: T0 - 1 },
+      { deliveryId: 'held', agencyId: 'agency-a', runAt: T0 - 1 },
+      { deliveryId: 'lost', agencyId: 'agency-b', runAt: T0 - 50 },
+    ]);
+    expect(added).toBe(1);
+    expect(await queue.renew(held!, LEASE, T0), 'the live claim survived').toBe(true);
+    const claims = await queue.claim({ limit: 10, leaseMs: LEASE, now: T0 });
+    expect(claims.map((claim) => [claim.deliveryId, claim.runAt])).toEqual([
+      ['queued', T0 - 100],
+      ['lost', T0 - 50],
+    ]);
+  });
+
+  it('waitForWork wakes on an enqueue made through another connection (another process)', async () => {
+    const other = createRedisQueue({ redis: REDIS_URL, prefix });
+    try {
+      // Subscribe first: the first wait opens the subscriber connection.
+      await queue.waitForWork({ timeoutMs: 50 });
+      await queue.waitForWork({ timeoutMs: 50 });
+      const started = Date.now();
+      const waiting = queue.waitForWork({ timeoutMs: 20_000 });
+      setTimeout(() => void other.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 }), 100);
+      await waiting;
+      expect(Date.now() - started, 'woken well before the 20 s timeout').toBeLessThan(10_000);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('waitForWork resolves at once on an aborted signal and after close', async () => {
+    const controller = new AbortController();
+    const waiting = queue.waitForWork({ timeoutMs: 60_000, signal: controller.signal });
+    controller.abort();
+    await waiting;
+    await queue.close();
+    await queue.waitForWork({ timeoutMs: 60_000 });
+  });
+
+  it('rejects a host transaction with transactions_unsupported and writes nothing', async () => {
+    await expect(
+      queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 }, { transaction: {} }),
+    ).rejects.toMatchObject({ code: 'transactions_unsupported' });
+    expect(await keysUnder(redis, prefix)).toEqual([]);
+  });
+
+  it('two prefixes on one Redis never see each other’s entries', async () => {
+    const neighbour = createRedisQueue({ redis, prefix: `${prefix}other:` });
+    await neighbour.enqueue({ deliveryId: 'theirs', agencyId: 'agency-a', runAt: T0 });
+    await queue.enqueue({ deliveryId: 'ours', agencyId: 'agency-a', runAt: T0 });
+    const claims = await queue.claim({ limit: 10, leaseMs: LEASE, now: T0 });
+    expect(claims.map((claim) => claim.deliveryId)).toEqual(['ours']);
+    await neighbour.close();
+  });
+
+  it('close() leaves an injected client open and quits a client it opened itself', async () => {
+    await queue.close();
+    expect(await redis.ping(), 'the injected client still works').toBe('PONG');
+    const owned = createRedisQueue({ redis: REDIS_URL, prefix });
+    await owned.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 });
+    await owned.close();
+    await owned.close();
+    await expect(owned.enqueue({ deliveryId: 'd2', agencyId: 'agency-a', runAt: T0 })).rejects.toThrow();
+  });
+});

@@ -1,0 +1,180 @@
+import type { DeliveryRecord, DeliveryUpdate } from '@svc/webhooks-core';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { createRedisStore, type RedisWebhookStore } from '../src/index';
+import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
+import { connectTestRedis, describeRedis, keysUnder, REDIS_URL, removeKeys, uniquePrefix } from './redis-test-env';
+
+const T0 = 1_700_000_000_000;
+const DAY = 86_400_000;
+
+function failedAttempt(attempt: number, overrides: Partial<DeliveryUpdate> = {}): DeliveryUpdate {
+  return {
+    status: 'failed',
+    attempt,
+    maxAttempts: attempt,
+    nextRetryAt: null,
+    lastAttemptAt: T0 + attempt,
+    deliveredAt: null,
+    lastResponseCode: 500,
+    lastErrorMessage: 'HTTP 500',
+    lastResponseExcerpt: null,
+    ...overrides,
+  };
+}
+
+const ids = (records: readonly DeliveryRecord[]) => records.map((record) => record.id);
+
+describeRedis('Redis store: backend-specific behaviour', () => {
+  let redis: Redis;
+  let prefix: string;
+  let store: RedisWebhookStore;
+
+  beforeAll(() => {
+    redis = connectTestRedis();
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix('store');
+    store = createRedisStore({ redis, prefix });
+  });
+  afterEach(async () => {
+    await store.close();
+    await removeKeys(redis, prefix);
+  });
+
+  it('keeps every key under the prefix and the {store} hash tag', async () => {
+    const record = makeRecord({ agencyId: 'agency-a' });
+    await store.insertDelivery(record);
+    await store.upsertConfig({
+      agencyId: 'agency-a',
+      webhookUrl: 'https://example.com/hook',
+      enabled: true,
+      subscribedEventTypes: ['job_created'],
+      now: T0,
+      newId: 'cfg-1',
+      newSigningSecret: 'a'.repeat(64),
+    });
+    const base = `${prefix}{store}:`;
+    expect(await keysUnder(redis, prefix)).toEqual(
+      [
+        `${base}cfg:agency-a`,
+        `${base}d:${record.id}`,
+        `${base}evt:agency-a`,
+        `${base}ix:all:agency-a`,
+        `${base}ix:pending:agency-a`,
+        `${base}pending`,
+      ].sort(),
+    );
+  });
+
+  it('agency ids that look like key parts never mix two agencies’ lists', async () => {
+    const plain = makeRecord({ agencyId: 'x' });
+    const tricky = makeRecord({ agencyId: 'pending:x' });
+    const braces = makeRecord({ agencyId: '{store}:all:x' });
+    for (const record of [plain, tricky, braces]) await store.insertDelivery(record);
+    expect(ids(await store.listDeliveries('x', { limit: 10 }))).toEqual([plain.id]);
+    expect(ids(await store.listDeliveries('x', { status: 'pending', limit: 10 }))).toEqual([plain.id]);
+    expect(ids(await store.listDeliveries('pending:x', { limit: 10 }))).toEqual([tricky.id]);
+    expect(ids(await store.listDeliveries('{store}:all:x', { limit: 10 }))).toEqual([braces.id]);
+  });
+
+  it('a replay (failed → pending) moves the delivery between status lists and back into the due set', async () => {
+    const record = makeRecord({ agencyId: 'agency-a', nextRetryAt: T0 });
+    await store.insertDelivery(record);
+    const failed = await store.updateDelivery(record.id, { attempt: 0, status: 'pending' }, failedAttempt(1));
+    expect(failed?.status).toBe('failed');
+    expect(ids(await store.listDeliveries('agency-a', { status: 'failed', limit: 10 }))).toEqual([record.id]);
+    expect(await store.listDeliveries('agency-a', { status: 'pending', limit: 10 })).toEqual([]);
+    expect(await store.listDuePending(T0 + DAY, 10)).toEqual([]);
+
+    const replay = failedAttempt(1, { status: 'pending', maxAttempts: 2, nextRetryAt: T0 + 5 });
+    await store.updateDelivery(record.id, { attempt: 1, status: 'failed' }, replay);
+    expect(await store.listDeliveries('agency-a', { status: 'failed', limit: 10 })).toEqual([]);
+    expect(ids(await store.listDeliveries('agency-a', { status: 'pending', limit: 10 }))).toEqual([record.id]);
+    expect(ids(await store.listDuePending(T0 + 5, 10))).toEqual([record.id]);
+    expect(await store.purgeDeliveries({ olderThan: T0 + DAY, limit: 10 }), 'a replayed delivery is not purged').toBe(
+      0,
+    );
+  });
+
+  it('finishedTtlMs: each insert deletes a few finished deliveries older than the TTL, with their indexes', async () => {
+    const retained = createRedisStore({ redis, prefix, finishedTtlMs: DAY, retentionBatch: 2 });
+    const old = Array.from({ length: 3 }, (_, index) =>
+      makeRecord({ agencyId: 'agency-a', status: 'success', createdAt: T0 + index, nextRetryAt: null }),
+    );
+    const oldPending = makeRecord({ agencyId: 'agency-a', createdAt: T0 });
+    for (const record of [...old, oldPending]) await retained.insertDelivery(record);
+
+    const first = makeRecord({ agencyId: 'agency-b', createdAt: T0 + 2 * DAY });
+    await retained.insertDelivery(first);
+    expect(await retained.getDelivery(old[0]!.id), 'oldest finished, deleted').toBeNull();
+    expect(await retained.getDelivery(old[1]!.id), 'second oldest, deleted').toBeNull();
+    expect(await retained.getDelivery(old[2]!.id), 'beyond the batch of 2, kept for the next insert').not.toBeNull();
+
+    await retained.insertDelivery(makeRecord({ agencyId: 'agency-b', createdAt: T0 + 2 * DAY }));
+    expect(ids(await retained.listDeliveries('agency-a', { limit: 10 })), 'only the pending one is left').toEqual([
+      oldPending.id,
+    ]);
+    expect(await retained.listDeliveries('agency-a', { status: 'success', limit: 10 })).toEqual([]);
+    const again = makeRecord({ agencyId: 'agency-a', eventId: old[0]!.eventId, createdAt: T0 + 2 * DAY });
+    expect((await retained.insertDelivery(again)).created, 'the deleted event’s id is free again').toBe(true);
+  });
+
+  it('purgeDeliveries also frees the event id for a new delivery', async () => {
+    const record = makeRecord({ agencyId: 'agency-a', status: 'failed', nextRetryAt: null, createdAt: T0 - DAY });
+    await store.insertDelivery(record);
+    expect(await store.purgeDeliveries({ olderThan: T0, limit: 10 })).toBe(1);
+    const again = makeRecord({ agencyId: 'agency-a', eventId: record.eventId });
+    expect(await store.insertDelivery(again)).toEqual({ delivery: again, created: true });
+    expect(await keysUnder(redis, `${prefix}{store}:finished`)).toEqual([]);
+  });
+
+  it('compare-and-set holds across connections: 20 racing writers on 4 clients, exactly one wins', async () => {
+    const clients = Array.from({ length: 4 }, () => connectTestRedis());
+    const stores = clients.map((client) => createRedisStore({ redis: client, prefix }));
+    try {
+      const record = makeRecord({ agencyId: 'agency-a' });
+      await store.insertDelivery(record);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          stores[index % 4]!.updateDelivery(
+            record.id,
+            { attempt: 0, status: 'pending' },
+            failedAttempt(1, { status: 'pending', nextRetryAt: T0 + index, lastResponseCode: 500 + index }),
+          ),
+        ),
+      );
+      const winners = results.filter((result) => result !== null);
+      expect(winners).toHaveLength(1);
+      expect(await store.getDelivery(record.id)).toEqual(winners[0]);
+      expect(ids(await store.listDuePending(T0 + 100, 10))).toEqual([record.id]);
+    } finally {
+      await Promise.all(clients.map((client) => client.quit()));
+    }
+  });
+
+  it('carries on after the server forgot its scripts (SCRIPT FLUSH, as after a restart)', async () => {
+    const record = makeRecord({ agencyId: 'agency-a' });
+    await redis.script('FLUSH');
+    await store.insertDelivery(record);
+    await redis.script('FLUSH');
+    expect(ids(await store.listDeliveries('agency-a', { limit: 5 }))).toEqual([record.id]);
+  });
+
+  it('close() leaves an injected client open and quits a client it opened itself', async () => {
+    await store.close();
+    expect(await redis.ping()).toBe('PONG');
+    const owned = createRedisStore({ redis: REDIS_URL, prefix });
+    expect(await owned.getConfig('agency-a')).toBeNull();
+    await owned.close();
+    await owned.close();
+    await expect(owned.getConfig('agency-a')).rejects.toThrow();
+  });
+
+  it('refuses a non-positive finishedTtlMs', () => {
+    expect(() => createRedisStore({ redis, prefix, finishedTtlMs: 0 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Web Crypto entry of `@svc/webhooks-verify` (`@svc/webhooks-verify/web`): the same checks as the Node
+ * entry on `globalThis.crypto.subtle`, with no `node:` imports and no `Buffer`, for Cloudflare Workers,
+ * Deno, Bun, Vercel Edge and browsers.
+ *
+ * @packageDocumentation
+ */
+import { parseEnvelope, type WebhookEnvelope } from './envelope';
+import type { SignatureHeaderInput } from './header';
+import { encodeHex } from './hex';
+import type { VerifyWebhookOptions } from './options';
+import { prepareVerification } from './preflight';
+import type { WebhookRawBody } from './raw-body';
+import type { WebhookSecret } from './secret';
+import { formatSignatureHeader, readSignInput } from './sign-input';
+import type { VerifiedSignature } from './verified';
+import { assertSignatureMatchesAsync, computeSignatureAsync } from './web-signature';
+
+export { DEFAULT_TOLERANCE_MS, SIGNATURE_HEADER } from './constants';
+export type { WebhookCreatedByRole, WebhookEntityType, WebhookEnvelope } from './envelope';
+export type { WebhookVerificationErrorCode } from './errors';
+export { isWebhookVerificationError, WebhookVerificationError } from './errors';
+export type { ParsedSignatureHeader, SignatureHeaderInput } from './header';
+export { parseSignatureHeader } from './header';
+export type { VerifyWebhookOptions } from './options';
+export type { WebhookRawBody } from './raw-body';
+export type { WebhookSecret } from './secret';
+export type { VerifiedSignature } from './verified';
+
+/**
+ * Web Crypto version of `verifyWebhookSignature`: same checks, same order, same error codes.
+ * Every failure, including those found before any cryptography, arrives as a rejection.
+ *
+ * @throws {@link WebhookVerificationError} (as a rejection); answer HTTP 401
+ * @example
+ * ```ts
+ * const body = new Uint8Array(await request.arrayBuffer());
+ * await verifyWebhookSignatureAsync(body, request.headers.get('x-service-signature'), env.WEBHOOK_SECRET);
+ * ```
+ */
+export async function verifyWebhookSignatureAsync(
+  rawBody: WebhookRawBody,
+  header: SignatureHeaderInput,
+  secret: WebhookSecret,
+  options?: VerifyWebhookOptions,
+): Promise<VerifiedSignature> {
+  const prepared = prepareVerification(rawBody, header, secret, options);
+  await assertSignatureMatchesAsync(prepared);
+  return { timestamp: prepared.timestamp };
+}
+
+/**
+ * Web Crypto version of `verifyWebhook`: verifies, then parses the envelope.
+ *
+ * @typeParam TMetadata - shape of `metadata` for the event types you handle
+ * @throws {@link WebhookVerificationError} (as a rejection)
+ * @example
+ * ```ts
+ * const envelope = await verifyWebhookAsync(await request.text(), request.headers.get('x-service-signature'), secret);
+ * ```
+ */
+export async function verifyWebhookAsync<TMetadata = Record<string, unknown>>(
+  rawBody: WebhookRawBody,
+  header: SignatureHeaderInput,
+  secret: WebhookSecret,
+  options?: VerifyWebhookOptions,
+): Promise<WebhookEnvelope<TMetadata>> {
+  const prepared = prepareVerification(rawBody, header, secret, options);
+  await assertSignatureMatchesAsync(prepared);
+  return parseEnvelope<TMetadata>(prepared.body);
+}
+
+/**
+ * Web Crypto version of `signWebhook`: returns the `X-Service-Signature` value for a body.
+ *
+ * @param timestamp - epoch milliseconds to sign with
+ * @defaultValue timestamp: `Date.now()`
+ * @example
+ * ```ts
+ * const header = await signWebhookAsync(body, secret);
+ * ```
+ */
+export async function signWebhookAsync(
+  rawBody: WebhookRawBody,
+  secret: string,
+  timestamp: number = Date.now(),
+): Promise<string> {
+  const input = readSignInput(rawBody, secret, timestamp);
+  const digest = await computeSignatureAsync(input.secret, String(input.timestamp), input.body);
+  return formatSignatureHeader(input.timestamp, encodeHex(digest));
+}

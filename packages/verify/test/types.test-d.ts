@@ -1,0 +1,43 @@
+// Compile-time checks, run by `pnpm --filter @svc/webhooks-verify typecheck` (tsc covers test/).
+import {
+  type ParsedSignatureHeader,
+  parseSignatureHeader,
+  type VerifiedSignature,
+  verifyWebhook,
+  verifyWebhookSignature,
+  type WebhookEnvelope,
+} from '@svc/webhooks-verify';
+import { verifyWebhookMiddleware } from '@svc/webhooks-verify/express';
+import { verifyWebhookRequest, webhookHandler } from '@svc/webhooks-verify/fetch';
+import { verifyWebhookAsync } from '@svc/webhooks-verify/web';
+import express from 'express';
+import { expectTypeOf } from 'vitest';
+
+declare const body: Buffer;
+declare const header: string | string[] | undefined;
+
+interface QuoteApproved {
+  fulfilmentId: string;
+  quoteStatus: string;
+}
+
+expectTypeOf(verifyWebhook(body, header, 's')).toEqualTypeOf<WebhookEnvelope<Record<string, unknown>>>();
+expectTypeOf(verifyWebhook<QuoteApproved>(body, header, ['a', 'b']).metadata).toEqualTypeOf<QuoteApproved>();
+expectTypeOf(verifyWebhookSignature('x', null, 's')).toEqualTypeOf<VerifiedSignature>();
+expectTypeOf(parseSignatureHeader('t=1,v1=aa')).toEqualTypeOf<ParsedSignatureHeader>();
+expectTypeOf(verifyWebhookAsync<QuoteApproved>(new Uint8Array(), 'h', 's')).resolves.toEqualTypeOf<
+  WebhookEnvelope<QuoteApproved>
+>();
+expectTypeOf(verifyWebhookRequest(new Request('https://x.example'), 's')).resolves.toEqualTypeOf<WebhookEnvelope>();
+expectTypeOf(webhookHandler('s', () => new Response())).toEqualTypeOf<(request: Request) => Promise<Response>>();
+
+// The middleware slots into Express's own handler types, and req.webhook is typed in later handlers.
+const app = express();
+app.post('/hooks', express.raw({ type: 'application/json' }), verifyWebhookMiddleware({ secret: 's' }), (req) => {
+  expectTypeOf(req.webhook).toEqualTypeOf<WebhookEnvelope | undefined>();
+});
+
+// @ts-expect-error: exactly one secret source may be given
+verifyWebhookMiddleware({ secret: 's', getSecret: () => 's' });
+// @ts-expect-error: a secret source is required
+verifyWebhookMiddleware({ toleranceMs: 1 });
