@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -30,10 +31,21 @@ export function replaceBenchSection(doc: string, name: string, markdown: string)
   return `${doc}${separator}${section}\n`;
 }
 
-/** Writes (or replaces) the section `name` of docs/benchmarks.md, creating the file when absent. */
+const BIOME = fileURLToPath(new URL('../../node_modules/.bin/biome', import.meta.url));
+
+/**
+ * Writes (or replaces) the section `name` of docs/benchmarks.md, creating the file when absent, then
+ * formats the file with the repository's Biome so `pnpm lint` stays clean after every run (Biome pads
+ * Markdown tables, which the generators need not do themselves).
+ */
 export function writeBenchSection(name: string, markdown: string, path: string = BENCHMARKS_DOC): void {
   const doc = existsSync(path) ? readFileSync(path, 'utf8') : DOC_HEADER;
   writeFileSync(path, replaceBenchSection(doc, name, markdown));
+  try {
+    execFileSync(BIOME, ['format', '--write', path], { stdio: 'pipe' });
+  } catch (error) {
+    console.warn(`could not format ${path} with Biome (run pnpm format): ${(error as Error).message}`);
+  }
 }
 
 /** One line describing where a run happened, for the top of a section. */

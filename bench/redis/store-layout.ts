@@ -42,7 +42,12 @@ function record(index: number) {
     parentEntityId: null,
     createdById: 'agent-1',
     createdByRole: 'Agent',
-    payload: { jobId: `job-${index}`, jobNumber: `J-${index}`, address: '1 Example Street, Springfield', total: 1234.5 },
+    payload: {
+      jobId: `job-${index}`,
+      jobNumber: `J-${index}`,
+      address: '1 Example Street, Springfield',
+      total: 1234.5,
+    },
     createdOn: 1_700_000_000_000,
     createdAt: 1_700_000_000_000,
     status: 'pending',
@@ -106,25 +111,25 @@ async function main(): Promise<void> {
 type CasClient = Redis & Record<'jsonCas' | 'hashCas', (...args: string[]) => Promise<string | null>>;
 
 async function compareLayouts(redis: Redis, cas: CasClient, prefix: string): Promise<void> {
-  {
-    await timed('hash: insert (HSET)', (i) => {
-      const r = record(i);
-      return redis.hset(`${prefix}h:${i}`, 'r', JSON.stringify(r), 's', 'pending', 'a', '0', 'g', r.agencyId);
-    });
-    await timed('json: insert (SET)', (i) => redis.set(`${prefix}j:${i}`, JSON.stringify(record(i))));
-    await timed('hash: get (HMGET + parse)', async (i) => {
-      const [r, u] = await redis.hmget(`${prefix}h:${i}`, 'r', 'u');
-      return { ...JSON.parse(r ?? '{}'), ...(u ? JSON.parse(u) : {}) };
-    });
-    await timed('json: get (GET + parse)', async (i) => JSON.parse((await redis.get(`${prefix}j:${i}`)) ?? '{}'));
-    await timed('hash: CAS update (script)', async (i) => {
-      const r = await cas.hashCas(`${prefix}h:${i}`, 'pending', '0', update, 'success', '1');
-      return { ...JSON.parse(r ?? '{}'), ...JSON.parse(update) };
-    });
-    await timed('json: CAS update (cjson)', async (i) =>
-      JSON.parse((await cas.jsonCas(`${prefix}j:${i}`, 'pending', '0', update)) ?? '{}'),
-    );
-  }
+  await timed('hash: insert (HSET)', (i) => {
+    const r = record(i);
+    return redis.hset(`${prefix}h:${i}`, 'r', JSON.stringify(r), 's', 'pending', 'a', '0', 'g', r.agencyId);
+  });
+  await timed('json: insert (SET)', (i) => redis.set(`${prefix}j:${i}`, JSON.stringify(record(i))));
+  await timed('hash: get (HMGET + parse)', async (i) => {
+    const [r, u] = await redis.hmget(`${prefix}h:${i}`, 'r', 'u');
+    return { ...JSON.parse(r ?? '{}'), ...(u ? JSON.parse(u) : {}) };
+  });
+  await timed('json: get (GET + parse)', async (i) =>
+    JSON.parse((await redis.get(`${prefix}j:${i}`)) ?? '{}'),
+  );
+  await timed('hash: CAS update (script)', async (i) => {
+    const r = await cas.hashCas(`${prefix}h:${i}`, 'pending', '0', update, 'success', '1');
+    return { ...JSON.parse(r ?? '{}'), ...JSON.parse(update) };
+  });
+  await timed('json: CAS update (cjson)', async (i) =>
+    JSON.parse((await cas.jsonCas(`${prefix}j:${i}`, 'pending', '0', update)) ?? '{}'),
+  );
 }
 
 await main();

@@ -34,6 +34,7 @@ export function jsonBody(size: BodySize): string {
   const body = JSON.stringify(
     'pad' in base ? { ...base, pad: filler } : { ...base, metadata: { ...base.metadata, notes: filler } },
   );
-  if (Buffer.byteLength(body) !== size) throw new Error(`body is ${Buffer.byteLength(body)} bytes, wanted ${size}`);
+  if (Buffer.byteLength(body) !== size)
+    throw new Error(`body is ${Buffer.byteLength(body)} bytes, wanted ${size}`);
   return body;
 }

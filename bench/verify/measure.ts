@@ -21,7 +21,10 @@ export interface MeasureOptions {
  * interleaved in several rounds and each task's result is the median over rounds of its median sample:
  * other processes on a shared machine then disturb all contenders alike instead of a few.
  */
-export async function measure(tasks: readonly MeasuredTask[], options: MeasureOptions): Promise<Map<string, number>> {
+export async function measure(
+  tasks: readonly MeasuredTask[],
+  options: MeasureOptions,
+): Promise<Map<string, number>> {
   const perRound = new Map<string, number[]>(tasks.map((task) => [task.id, []]));
   for (let round = 0; round < options.rounds; round++) {
     const bench = new Bench({ time: options.timeMs, warmupTime: options.warmupMs, throws: true });
@@ -37,28 +40,27 @@ export async function measure(tasks: readonly MeasuredTask[], options: MeasureOp
   return new Map([...perRound].map(([id, values]) => [id, median(values)]));
 }
 
-// Keeps results reachable so the optimiser cannot drop the calls.
-let sink: unknown;
-
+/** Runs `batch` calls per sample and returns the last result, so the optimiser cannot drop the calls. */
 function batched(task: MeasuredTask): () => unknown {
   const { call, batch } = task;
   if (task.isAsync) {
     return async () => {
-      for (let i = 0; i < batch; i++) sink = await call();
+      let last: unknown;
+      for (let i = 0; i < batch; i++) last = await call();
+      return last === undefined ? undefined : null;
     };
   }
   return () => {
-    for (let i = 0; i < batch; i++) sink = call();
+    let last: unknown;
+    for (let i = 0; i < batch; i++) last = call();
+    return last === undefined ? undefined : null;
   };
-}
-
-/** The last value measured, exposed only so bundlers and the optimiser see it used. */
-export function lastResult(): unknown {
-  return sink;
 }
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }

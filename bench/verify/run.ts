@@ -61,7 +61,12 @@ function results(ops: Map<string, number>) {
 
 function table(ops: Map<string, number>): string {
   const { get, ratio } = results(ops);
-  const header = ['contender', 'parses', 'compared with', ...BODY_SIZES.map((s) => `${SIZE_LABELS[s]} ops/s (× floor)`)];
+  const header = [
+    'contender',
+    'parses',
+    'compared with',
+    ...BODY_SIZES.map((s) => `${SIZE_LABELS[s]} ops/s (× floor)`),
+  ];
   const rows = contenders.map((c) => [
     c.name,
     c.parses ? 'yes' : 'no',
@@ -84,9 +89,15 @@ function bars(ops: Map<string, number>): Bar[] {
   const floorFull = at('raw floor + JSON.parse');
   return [
     { text: 'verifyWebhookSignature ≥ 0.9× the raw floor', met: sig >= 0.9 * at('raw node:crypto floor') },
-    { text: 'verifyWebhookSignature ahead of stripe verifyHeader', met: sig > at('stripe webhooks.signature.verifyHeader') },
+    {
+      text: 'verifyWebhookSignature ahead of stripe verifyHeader',
+      met: sig > at('stripe webhooks.signature.verifyHeader'),
+    },
     { text: 'verifyWebhook ≥ 0.9× the raw floor + JSON.parse', met: full >= 0.9 * floorFull },
-    { text: 'verifyWebhook ahead of stripe constructEvent', met: full > at('stripe webhooks.constructEvent') },
+    {
+      text: 'verifyWebhook ahead of stripe constructEvent',
+      met: full > at('stripe webhooks.constructEvent'),
+    },
     { text: 'verifyWebhook ahead of svix', met: full > at('svix Webhook.verify') },
     { text: 'verifyWebhook ahead of standardwebhooks', met: full > at('standardwebhooks Webhook.verify') },
   ];
@@ -106,10 +117,13 @@ Run \`pnpm --filter @svc/bench run verify\` (after \`pnpm --filter @svc/webhooks
   batch of calls (64, or 4 at 64 KiB); the figure is the median over rounds of the median sample.
   Bodies are JSON objects of exactly 100 B, 1 KiB and 64 KiB, passed as strings; every call verifies a
   valid delivery, with the timestamp check on where the library has one.
-- Floor: \`createHmac('sha256', secret).update(\`\${t}.\${body}\`)\` + \`timingSafeEqual\`, given \`t\` and \`v1\`
+- Floor: \`\`createHmac('sha256', secret).update(\`\${t}.\${body}\`)\`\` + \`timingSafeEqual\`, given \`t\` and \`v1\`
   already split out of the header and no timestamp check; "+ JSON.parse" also parses the body.
   Ratios compare each contender with the floor that does the same work (parsing or not).
 - svix and standardwebhooks also parse the body; stripe's constructEvent parses, verifyHeader does not.
+- The @svc Node entry builds the HMAC from node:crypto's one-shot \`hash()\` with the key's pads cached per
+  secret (about a quarter cheaper than \`createHmac\` at these sizes), which pays for its header parsing and
+  checks; that is how it can pass the floor.
 
 ${table(ops)}
 

@@ -8,7 +8,11 @@ export interface ApiAnswer {
 }
 
 /** Calls the host as any HTTP client would: the token in `authorization`, JSON in and out. */
-export type ApiCall = (method: string, path: string, options?: { token?: string; body?: unknown }) => Promise<ApiAnswer>;
+export type ApiCall = (
+  method: string,
+  path: string,
+  options?: { token?: string; body?: unknown },
+) => Promise<ApiAnswer>;
 
 /** A small fetch-based client of the host at `baseUrl`. */
 export function createApiClient(baseUrl: string, defaultToken: string): ApiCall {
@@ -21,7 +25,11 @@ export function createApiClient(baseUrl: string, defaultToken: string): ApiCall 
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
     const text = await response.text();
-    return { status: response.status, body: text === '' ? null : JSON.parse(text), headers: response.headers };
+    return {
+      status: response.status,
+      body: text === '' ? null : JSON.parse(text),
+      headers: response.headers,
+    };
   };
 }
 

@@ -81,7 +81,8 @@ async function waitForDelivery(
   for (;;) {
     const found = received.find(match);
     if (found) return found;
-    if (Date.now() > deadline) throw new Error(`No matching delivery reached the receiver within ${timeoutMs} ms.`);
+    if (Date.now() > deadline)
+      throw new Error(`No matching delivery reached the receiver within ${timeoutMs} ms.`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -8,7 +8,12 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHostApp, createStaticAuthenticate, type HostApp, parseStaticTokens } from '@svc/example-express-host';
+import {
+  createHostApp,
+  createStaticAuthenticate,
+  type HostApp,
+  parseStaticTokens,
+} from '@svc/example-express-host';
 import { createApiClient } from './api-client';
 import { startDemoReceiver } from './demo-receiver';
 import {
@@ -67,10 +72,14 @@ async function main(): Promise<number> {
     await sendTestEvents(ctx);
     section('7. The delivery list at the end (test events are not logged)');
     await showDeliveryList(ctx, 5);
-    console.log(`\nDemo complete: every step behaved as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`);
+    console.log(
+      `\nDemo complete: every step behaved as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`,
+    );
     return 0;
   } catch (error) {
-    console.error(`\n✘ ${error instanceof DemoCheckFailed ? error.message : String((error as Error).stack ?? error)}`);
+    console.error(
+      `\n✘ ${error instanceof DemoCheckFailed ? error.message : String((error as Error).stack ?? error)}`,
+    );
     return 1;
   } finally {
     server.closeAllConnections();

@@ -1,4 +1,9 @@
-import { createMemoryQueue, createMemoryStore, type DeliveryQueue, type WebhookStore } from '@svc/webhooks-core';
+import {
+  createMemoryQueue,
+  createMemoryStore,
+  type DeliveryQueue,
+  type WebhookStore,
+} from '@svc/webhooks-core';
 
 /** Where the host keeps configurations and deliveries. */
 export type BackendKind = 'memory' | 'pg' | 'redis';

@@ -5,7 +5,11 @@ import express, { type Request, type Response, type Router } from 'express';
 type EmitInput = Parameters<WebhookService['emit']>[0];
 
 /** Errors of a bad emit input; anything else is the host's failure. */
-const INPUT_ERROR_CODES: ReadonlySet<string> = new Set(['validation_failed', 'invalid_metadata', 'unknown_event_type']);
+const INPUT_ERROR_CODES: ReadonlySet<string> = new Set([
+  'validation_failed',
+  'invalid_metadata',
+  'unknown_event_type',
+]);
 
 /**
  * `POST /demo/emit`: lets a demo or a curl session trigger an event over HTTP.
@@ -27,7 +31,9 @@ export function createDemoEmitRouter(service: WebhookService, authenticate: Auth
     const token = readAgentToken(req.headers.authorization);
     const agent = token === null ? null : await authenticate(token, req);
     if (!agent) {
-      res.status(401).json({ error: { code: 'unauthorized', message: 'Send a demo token in authorization.' } });
+      res
+        .status(401)
+        .json({ error: { code: 'unauthorized', message: 'Send a demo token in authorization.' } });
       return;
     }
     try {

@@ -10,7 +10,12 @@ import {
   type WebhookWorker,
   type WorkerOptions,
 } from '@svc/webhooks-core';
-import { type Authenticate, createWebhooksRouter, openApiDocument, WEBHOOKS_BASE_PATH } from '@svc/webhooks-express';
+import {
+  type Authenticate,
+  createWebhooksRouter,
+  openApiDocument,
+  WEBHOOKS_BASE_PATH,
+} from '@svc/webhooks-express';
 import express, { type Express } from 'express';
 import { createDemoEmitRouter } from './demo-emit';
 import { createStaticAuthenticate, DEFAULT_DEMO_TOKENS, parseStaticTokens } from './static-tokens';
@@ -63,12 +68,17 @@ export async function createHostApp(options: HostAppOptions = {}): Promise<HostA
     queue: options.queue ?? createMemoryQueue(),
   });
   const authenticate =
-    options.authenticate ?? createStaticAuthenticate(parseStaticTokens(process.env.DEMO_TOKENS ?? DEFAULT_DEMO_TOKENS));
+    options.authenticate ??
+    createStaticAuthenticate(parseStaticTokens(process.env.DEMO_TOKENS ?? DEFAULT_DEMO_TOKENS));
   const app = express();
   app.disable('x-powered-by');
   app.use(
     WEBHOOKS_BASE_PATH,
-    createWebhooksRouter({ service, authenticate, onError: options.onError ?? ((error) => console.error(error)) }),
+    createWebhooksRouter({
+      service,
+      authenticate,
+      onError: options.onError ?? ((error) => console.error(error)),
+    }),
   );
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);

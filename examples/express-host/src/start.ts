@@ -26,7 +26,8 @@ const server: Server = host.app.listen(port, () => {
   console.log(`webhooks host on http://localhost:${port} (store: ${backend.kind})`);
   console.log(`  management API: http://localhost:${port}/v1/agency/webhooks   OpenAPI: /openapi.json`);
   console.log(`  tokens: ${process.env.DEMO_TOKENS ?? DEFAULT_DEMO_TOKENS}`);
-  if (allowHttp || allowPrivateNetworks) console.warn('  URL policy relaxed for local development: do not expose this host.');
+  if (allowHttp || allowPrivateNetworks)
+    console.warn('  URL policy relaxed for local development: do not expose this host.');
 });
 
 async function shutdown(signal: string): Promise<void> {

@@ -68,11 +68,14 @@ export function createReceiverApp(options: ReceiverAppOptions): Express {
         res.sendStatus(200);
         return;
       }
-      const context = { rawBody: (req.body as Buffer).toString('utf8'), signature: String(req.headers['x-service-signature']) };
+      const context = {
+        rawBody: (req.body as Buffer).toString('utf8'),
+        signature: String(req.headers['x-service-signature']),
+      };
       const status = (await handle(envelope, context)) ?? 204;
       if (status >= 200 && status < 300) processed.add(envelope.webhookId);
       log(
-        `${status < 300 ? '✔' : '✘'} verified ${envelope.eventType} ${envelope.webhookId} attempt ${envelope.attempt} → ${status}`,
+        `${status < 300 ? '✔' : '✘'} ${envelope.eventType} ${envelope.webhookId} attempt ${envelope.attempt}: signature verified, answered ${status}`,
       );
       res.sendStatus(status);
     },
@@ -84,7 +87,10 @@ export function createReceiverApp(options: ReceiverAppOptions): Express {
 function logRejections(log: (line: string) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
     res.on('finish', () => {
-      if (res.statusCode === 401) log(`✘ rejected ${req.headers['x-service-webhook-id'] ?? 'a delivery'}: signature did not verify (401)`);
+      if (res.statusCode === 401)
+        log(
+          `✘ rejected ${req.headers['x-service-webhook-id'] ?? 'a delivery'}: signature did not verify (401)`,
+        );
     });
     next();
   };

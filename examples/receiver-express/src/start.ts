@@ -29,7 +29,10 @@ const app = createReceiverApp({
 const port = Number(process.env.PORT ?? 4000);
 const tls = process.env.TLS_CERT && process.env.TLS_KEY;
 const server = tls
-  ? createHttpsServer({ cert: readFileSync(process.env.TLS_CERT!), key: readFileSync(process.env.TLS_KEY!) }, app)
+  ? createHttpsServer(
+      { cert: readFileSync(process.env.TLS_CERT!), key: readFileSync(process.env.TLS_KEY!) },
+      app,
+    )
   : createHttpServer(app);
 server.listen(port, () => console.log(`receiver on ${tls ? 'https' : 'http'}://localhost:${port}/webhooks`));
 process.once('SIGINT', () => server.close(() => process.exit(0)));

@@ -28,7 +28,8 @@ function toRequest(req: IncomingMessage): Request {
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
-    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, item);
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
+      headers.append(name, item);
   }
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   return new Request(url, {

@@ -4,8 +4,9 @@
  * (comma-separated during a rotation). Plain HTTP: put it behind a TLS tunnel or
  * proxy, since the service delivers to https URLs only.
  */
-import { createWebhookFetchHandler } from './webhook-handler';
+
 import { createFetchServer } from './node-fetch-server';
+import { createWebhookFetchHandler } from './webhook-handler';
 
 const secrets = (process.env.WEBHOOK_SECRET ?? '')
   .split(',')
@@ -18,7 +19,10 @@ if (secrets.length === 0) {
 
 const port = Number(process.env.PORT ?? 4001);
 const server = createFetchServer(
-  createWebhookFetchHandler({ secret: secrets, onDelivery: (envelope) => console.log(JSON.stringify(envelope, null, 2)) }),
+  createWebhookFetchHandler({
+    secret: secrets,
+    onDelivery: (envelope) => console.log(JSON.stringify(envelope, null, 2)),
+  }),
 );
 server.listen(port, () => console.log(`receiver on http://localhost:${port}/webhooks`));
 process.once('SIGINT', () => server.close(() => process.exit(0)));

@@ -27,7 +27,9 @@ export interface WebhookFetchHandlerOptions {
  * export default { fetch: createWebhookFetchHandler({ secret: env.WEBHOOK_SECRET }) }; // a Worker
  * ```
  */
-export function createWebhookFetchHandler(options: WebhookFetchHandlerOptions): (request: Request) => Promise<Response> {
+export function createWebhookFetchHandler(
+  options: WebhookFetchHandlerOptions,
+): (request: Request) => Promise<Response> {
   const path = options.path ?? '/webhooks';
   const log = options.log ?? console.log;
   const verified = webhookHandler(options.secret, async (envelope) => {
@@ -39,7 +41,10 @@ export function createWebhookFetchHandler(options: WebhookFetchHandlerOptions): 
     if (new URL(request.url).pathname !== path) return new Response('Not found', { status: 404 });
     if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
     const response = await verified(request);
-    if (response.status === 401) log(`✘ rejected ${request.headers.get('x-service-webhook-id') ?? 'a delivery'}: signature did not verify (401)`);
+    if (response.status === 401)
+      log(
+        `✘ rejected ${request.headers.get('x-service-webhook-id') ?? 'a delivery'}: signature did not verify (401)`,
+      );
     return response;
   };
 }

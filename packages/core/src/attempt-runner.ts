@@ -18,7 +18,7 @@ import { abandonUpdate, applyAttemptOutcome } from './state-machine';
  */
 export async function runClaim(engine: Engine, claim: Claim, claimedAt: number): Promise<void> {
   const record = await engine.store.getDelivery(claim.deliveryId);
-  if (!record || record.status !== 'pending') {
+  if (record?.status !== 'pending') {
     await engine.queue.ack(claim);
     return;
   }
@@ -36,14 +36,22 @@ export async function runClaim(engine: Engine, claim: Claim, claimedAt: number):
   }
   const sentAt = engine.clock();
   const envelope = buildEnvelope(record, record.attempt + 1, sentAt);
-  const outcome = await engine.transport.send(buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret));
+  const outcome = await engine.transport.send(
+    buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret),
+  );
   const saved = await compareAndSet(
     engine,
     record,
     applyAttemptOutcome(record, outcome, sentAt, engine.retry, engine.random),
   );
   if (saved) {
-    callHook(engine.hooks.onAttempt, { delivery: saved, outcome, claimedAt, runAt: claim.runAt });
+    callHook(engine.hooks.onAttempt, {
+      delivery: saved,
+      outcome,
+      claimedAt,
+      runAt: claim.runAt,
+      startedAt: sentAt,
+    });
     if (saved.status === 'success') callHook(engine.hooks.onDelivered, saved);
     if (saved.status === 'failed') callHook(engine.hooks.onFailed, saved);
   }

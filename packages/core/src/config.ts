@@ -39,7 +39,10 @@ export type RotatedSecret = z.infer<typeof rotatedSecretSchema>;
 export const testResultSchema = z
   .object({
     success: z.boolean(),
-    statusCode: z.number().int().meta({ description: 'HTTP status from the receiver; 0 when no response came' }),
+    statusCode: z
+      .number()
+      .int()
+      .meta({ description: 'HTTP status from the receiver; 0 when no response came' }),
     message: z.string(),
   })
   .meta({ id: 'TestResult' });

@@ -26,7 +26,11 @@ export class WebhookError extends Error {
   /** Structured data the caller can act on (field issues, reason, ids). */
   readonly details?: unknown;
 
-  constructor(code: WebhookErrorCode | (string & {}), message: string, options?: { cause?: unknown; details?: unknown }) {
+  constructor(
+    code: WebhookErrorCode | (string & {}),
+    message: string,
+    options?: { cause?: unknown; details?: unknown },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -77,9 +81,13 @@ export class UnknownEventTypeError extends WebhookError {
 /** The agency has no webhook configuration yet. */
 export class ConfigNotFoundError extends WebhookError {
   constructor(agencyId: string) {
-    super('config_not_found', 'This agency has no webhook configuration. Create one with PUT /config first.', {
-      details: { agencyId },
-    });
+    super(
+      'config_not_found',
+      'This agency has no webhook configuration. Create one with PUT /config first.',
+      {
+        details: { agencyId },
+      },
+    );
   }
 }
 

@@ -4,14 +4,28 @@ import type { DeliveryRecord } from './delivery';
 /** What the worker was doing when an unexpected error (a store or queue failure) happened. */
 export type WorkerErrorStage = 'claim' | 'attempt' | 'renew' | 'sweep';
 
+/** What {@link WebhookHooks.onAttempt} receives. Every time is epoch ms. */
+export interface WebhookAttemptEvent {
+  /** The record as saved after the attempt (its `attempt` counts this one). */
+  delivery: DeliveryRecord;
+  /** What the transport reported, including `durationMs`. */
+  outcome: AttemptOutcome;
+  /** When the worker claimed the queue entry. */
+  claimedAt: number;
+  /** When the queue entry was due: `claimedAt - runAt` is the queue lag. */
+  runAt: number;
+  /** When the request was started (after reconciling with the store). */
+  startedAt: number;
+}
+
 /**
  * Observability callbacks. All optional, called synchronously after the fact;
  * a hook that throws is ignored (it can never break delivery). Signing secrets
  * never appear in any argument.
  */
 export interface WebhookHooks {
-  /** After every attempt is recorded, successful or not. `delivery` is the record as saved. */
-  onAttempt?(event: { delivery: DeliveryRecord; outcome: AttemptOutcome; claimedAt: number; runAt: number }): void;
+  /** After every attempt is recorded, successful or not. */
+  onAttempt?(event: WebhookAttemptEvent): void;
   /** After a delivery reached `success`. */
   onDelivered?(delivery: DeliveryRecord): void;
   /** After a delivery reached `failed` (attempts exhausted, or its configuration was disabled or deleted). */
@@ -28,4 +42,35 @@ export function callHook<A extends unknown[]>(hook: ((...args: A) => void) | und
   } catch {
     // A broken observer must never stop or fail a delivery.
   }
+}
+
+/**
+ * Merges several hook sets into one: each callback of each set is called in
+ * order, and one that throws does not keep the others from running.
+ *
+ * @example
+ * ```ts
+ * const webhooks = createWebhookService({
+ *   store,
+ *   queue,
+ *   hooks: combineHooks(createOpenTelemetryHooks(), { onFailed: (d) => alertOps(d.id) }),
+ * });
+ * ```
+ */
+export function combineHooks(...sets: ReadonlyArray<WebhookHooks | undefined>): WebhookHooks {
+  const present = sets.filter((set): set is WebhookHooks => set !== undefined);
+  return {
+    onAttempt: (event) => {
+      for (const set of present) callHook(set.onAttempt, event);
+    },
+    onDelivered: (delivery) => {
+      for (const set of present) callHook(set.onDelivered, delivery);
+    },
+    onFailed: (delivery) => {
+      for (const set of present) callHook(set.onFailed, delivery);
+    },
+    onError: (error, context) => {
+      for (const set of present) callHook(set.onError, error, context);
+    },
+  };
 }

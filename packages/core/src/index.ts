@@ -3,9 +3,29 @@
  * reliable delivery with retries, a delivery log and replay.
  *
  * @packageDocumentation
+ * @module @svc/webhooks-core
  */
 
 export type { AttemptErrorKind, AttemptOutcome } from './attempt-outcome';
+export {
+  builtInEvents,
+  fulfilmentRatingSchema,
+  invoiceApprovedEvent,
+  jobCancelledEvent,
+  jobCancelledMetadataSchema,
+  jobCompletedEvent,
+  jobCreatedEvent,
+  jobCreatedMetadataSchema,
+  jobFulfilmentRatingSubmittedEvent,
+  jobFulfilmentRatingSubmittedMetadataSchema,
+  messageSentEvent,
+  openMetadataSchema,
+  propertyAddressSchema,
+  propertyCreatedEvent,
+  propertyCreatedMetadataSchema,
+  quoteApprovedEvent,
+  quoteApprovedMetadataSchema,
+} from './built-in-events';
 export type {
   PutConfigBody,
   RotatedSecret,
@@ -60,25 +80,6 @@ export {
   WebhookError,
   WebhookValidationError,
 } from './errors';
-export {
-  builtInEvents,
-  fulfilmentRatingSchema,
-  invoiceApprovedEvent,
-  jobCancelledEvent,
-  jobCancelledMetadataSchema,
-  jobCompletedEvent,
-  jobCreatedEvent,
-  jobCreatedMetadataSchema,
-  jobFulfilmentRatingSubmittedEvent,
-  jobFulfilmentRatingSubmittedMetadataSchema,
-  messageSentEvent,
-  openMetadataSchema,
-  propertyAddressSchema,
-  propertyCreatedEvent,
-  propertyCreatedMetadataSchema,
-  quoteApprovedEvent,
-  quoteApprovedMetadataSchema,
-} from './built-in-events';
 export type {
   EmitInput,
   EventCatalogue,
@@ -89,9 +90,11 @@ export type {
 export { createEventCatalogue } from './event-catalogue';
 export type { EventDefinition, EventDefinitionInput } from './event-definition';
 export { defineEvent } from './event-definition';
-export type { WebhookHooks, WorkerErrorStage } from './hooks';
+export type { WebhookAttemptEvent, WebhookHooks, WorkerErrorStage } from './hooks';
+export { combineHooks } from './hooks';
 export type { IdGeneratorOptions } from './ids';
 export { createIdGenerator, isUuidV7, newId, timestampOfUuidV7 } from './ids';
+export type { WebhookLogger } from './logger';
 export type { MemoryQueueOptions } from './memory-queue';
 export { createMemoryQueue } from './memory-queue';
 export { createMemoryStore } from './memory-store';

@@ -11,8 +11,8 @@ import {
   type DeliveryDetail,
   type DeliveryList,
   type DeliveryRecord,
-  listDeliveriesQuerySchema,
   type ListDeliveriesQuery,
+  listDeliveriesQuerySchema,
   newDeliveryRecord,
   type ReplayResult,
   toDeliveryDetail,
@@ -22,9 +22,10 @@ import { attachEngine, type Engine } from './engine';
 import { buildTestEnvelope } from './envelope';
 import { ConfigNotFoundError, DeliveryNotFoundError, DeliveryNotReplayableError } from './errors';
 import { createEventCatalogue, type EmitInput, type EventCatalogue } from './event-catalogue';
-import type { WebhookHooks } from './hooks';
+import { combineHooks, type WebhookHooks } from './hooks';
 import { newId } from './ids';
 import { decodeListCursor, encodeListCursor } from './list-cursor';
+import { createLoggingHooks, type WebhookLogger } from './logger';
 import type { DeliveryQueue } from './queue';
 import { type RetryOptions, resolveRetryPolicy } from './retry-policy';
 import { generateSigningSecret, maskSigningSecret } from './secret';
@@ -55,8 +56,21 @@ export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCat
   retry?: RetryOptions;
   /** HTTP client settings (timeout, extra CA, pool size). */
   transport?: TransportOptions;
-  /** Observability callbacks; none by default. */
+  /**
+   * Observability callbacks; none by default. To use several sets (your own and
+   * `createOpenTelemetryHooks()` from `@svc/webhooks-core/otel`), merge them with
+   * {@link combineHooks}.
+   */
   hooks?: WebhookHooks;
+  /**
+   * Where to log (pino-compatible). Attempts are logged at `debug`, deliveries that
+   * end `failed` at `warn`, worker store or queue failures at `error`; secrets and
+   * bodies never.
+   * @default none: the service is silent
+   * @example
+   * createWebhookService({ store, queue, logger: pino() })
+   */
+  logger?: WebhookLogger;
   /**
    * Source of "now" in epoch ms, for tests.
    * @default Date.now
@@ -131,7 +145,9 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     urlPolicy,
     transport: createTransport({ ...options.transport, urlPolicy }),
     retry: resolveRetryPolicy(options.retry),
-    hooks: options.hooks ?? {},
+    hooks: options.logger
+      ? combineHooks(options.hooks, createLoggingHooks(options.logger))
+      : (options.hooks ?? {}),
     clock: options.clock ?? Date.now,
     random: options.random ?? Math.random,
   };
@@ -217,7 +233,11 @@ async function listDeliveries(
   agencyId: string,
   query: ListDeliveriesQuery | undefined,
 ): Promise<DeliveryList> {
-  const { status, limit, cursor } = parseWithSchema(listDeliveriesQuerySchema, query ?? {}, 'delivery list query');
+  const { status, limit, cursor } = parseWithSchema(
+    listDeliveriesQuerySchema,
+    query ?? {},
+    'delivery list query',
+  );
   const beforeId = cursor === undefined ? undefined : decodeListCursor(cursor);
   // One extra row tells whether another page exists without a count query.
   const rows = await engine.store.listDeliveries(agencyId, { status, limit: limit + 1, beforeId });
@@ -252,7 +272,11 @@ async function requireConfig(engine: Engine, agencyId: string): Promise<WebhookC
   return config;
 }
 
-async function requireDelivery(engine: Engine, agencyId: string, deliveryId: string): Promise<DeliveryRecord> {
+async function requireDelivery(
+  engine: Engine,
+  agencyId: string,
+  deliveryId: string,
+): Promise<DeliveryRecord> {
   const record = await engine.store.getDelivery(deliveryId);
   // Another agency's delivery is reported exactly like a missing one: ids leak nothing.
   if (!record || record.agencyId !== agencyId) throw new DeliveryNotFoundError(deliveryId);

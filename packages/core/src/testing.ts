@@ -12,6 +12,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module @svc/webhooks-core/testing
  */
 export { makeDeliveryId, makeDeliveryRecord } from './testing/delivery-record-builder';
 export type { QueueConformanceOptions, QueueFactoryResult } from './testing/queue-conformance';

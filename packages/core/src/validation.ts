@@ -24,5 +24,9 @@ export function parseWithSchema<S extends z.ZodType>(
   const issues = toValidationIssues(result.error);
   const first = issues[0];
   const where = first && first.path !== '' ? ` at "${first.path}"` : '';
-  throw new WebhookValidationError(`Invalid ${what}${where}: ${first?.message ?? 'invalid input'}`, issues, code);
+  throw new WebhookValidationError(
+    `Invalid ${what}${where}: ${first?.message ?? 'invalid input'}`,
+    issues,
+    code,
+  );
 }

@@ -17,7 +17,11 @@ describe('delivery through a real HTTPS receiver', () => {
     const delivery = await harness.waitForStatus('agency-a', emitted!.deliveryId, 'success');
 
     const [request] = harness.receiver.requests;
-    const envelope = verifyWebhook(request!.rawBody, request!.headers['x-service-signature'] as string, secret);
+    const envelope = verifyWebhook(
+      request!.rawBody,
+      request!.headers['x-service-signature'] as string,
+      secret,
+    );
     expect(envelope).toMatchObject({
       webhookId: `whdel_${emitted!.deliveryId}`,
       eventType: 'job_cancelled',
@@ -32,7 +36,12 @@ describe('delivery through a real HTTPS receiver', () => {
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.headers['x-service-webhook-id']).toBe(`whdel_${emitted!.deliveryId}`);
     expect(request!.headers['x-service-event-type']).toBe('job_cancelled');
-    expect(delivery).toMatchObject({ attempt: 1, lastResponseCode: 200, nextRetryAt: null, lastErrorMessage: null });
+    expect(delivery).toMatchObject({
+      attempt: 1,
+      lastResponseCode: 200,
+      nextRetryAt: null,
+      lastErrorMessage: null,
+    });
     expect(delivery.deliveredAt).toBe(envelope.deliveredAt);
   });
 

@@ -73,7 +73,10 @@ export function createAuthMiddleware(authenticate: Authenticate): RequestHandler
       throw new WebhooksApiError('agency_inactive', 'The agency of this agent is not active.');
     }
     if (!MANAGING_ROLES.has(agent.role)) {
-      throw new WebhooksApiError('forbidden', 'Only agents with the owner or admin role may manage webhooks.');
+      throw new WebhooksApiError(
+        'forbidden',
+        'Only agents with the owner or admin role may manage webhooks.',
+      );
     }
     res.locals[AGENT_LOCAL] = agent;
     next();

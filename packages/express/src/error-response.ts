@@ -27,7 +27,8 @@ export interface ErrorAnswer {
   unexpected: boolean;
 }
 
-const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred. Try again later; if it persists, contact support.';
+const INTERNAL_ERROR_MESSAGE =
+  'An unexpected error occurred. Try again later; if it persists, contact support.';
 
 /**
  * Translates anything thrown while serving a request into its answer. An error
@@ -47,7 +48,10 @@ export function toErrorAnswer(error: unknown): ErrorAnswer {
   const details = (error as { details?: unknown }).details;
   return {
     status: statusOfCode(code),
-    body: { error: details === undefined ? { code, message: error.message } : { code, message: error.message, details } },
+    body: {
+      error:
+        details === undefined ? { code, message: error.message } : { code, message: error.message, details },
+    },
     unexpected: false,
   };
 }

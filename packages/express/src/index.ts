@@ -4,6 +4,7 @@
  * an authentication hook, JSON errors, and the API's OpenAPI 3.1 document.
  *
  * @packageDocumentation
+ * @module @svc/webhooks-express
  */
 export { WebhooksApiError } from './api-error';
 export type { AgentRole, Authenticate, AuthenticatedAgent } from './authentication';

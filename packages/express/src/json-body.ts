@@ -33,14 +33,22 @@ function toBodyError(error: unknown): unknown {
   const { type, limit } = error as { type?: unknown; limit?: unknown };
   switch (type) {
     case 'entity.too.large':
-      return new WebhooksApiError('payload_too_large', `The request body is larger than ${String(limit)} bytes.`, {
-        cause: error,
-        details: { limitBytes: limit },
-      });
+      return new WebhooksApiError(
+        'payload_too_large',
+        `The request body is larger than ${String(limit)} bytes.`,
+        {
+          cause: error,
+          details: { limitBytes: limit },
+        },
+      );
     case 'entity.parse.failed':
-      return new WebhooksApiError('invalid_json', 'The request body is not valid JSON (an object is expected).', {
-        cause: error,
-      });
+      return new WebhooksApiError(
+        'invalid_json',
+        'The request body is not valid JSON (an object is expected).',
+        {
+          cause: error,
+        },
+      );
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return new WebhooksApiError(

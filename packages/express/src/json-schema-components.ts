@@ -31,7 +31,10 @@ export function convertSchema(source: JsonSchemaSource, io: 'input' | 'output'):
  * same schema (it does for output schemas; an input and an output variant of one
  * id would differ, and the document would then be ambiguous).
  */
-export function mergeComponents(target: Record<string, JsonSchema>, incoming: Record<string, JsonSchema>): void {
+export function mergeComponents(
+  target: Record<string, JsonSchema>,
+  incoming: Record<string, JsonSchema>,
+): void {
   for (const [id, schema] of Object.entries(incoming)) {
     const existing = target[id];
     if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(schema)) {

@@ -1,5 +1,10 @@
 import { codesWithStatus, type WebhooksApiErrorCode, webhooksApiErrors } from './error-codes';
-import { type ConvertedSchema, convertSchema, type JsonSchema, mergeComponents } from './json-schema-components';
+import {
+  type ConvertedSchema,
+  convertSchema,
+  type JsonSchema,
+  mergeComponents,
+} from './json-schema-components';
 import { COMMON_ERROR_CODES, type WebhooksRoute, webhooksRoutes } from './routes';
 
 /** An OpenAPI 3.1 document (the parts this package writes). */
@@ -119,7 +124,10 @@ export function toOpenApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-function describeOperation(route: WebhooksRoute, use: (converted: ConvertedSchema) => JsonSchema): JsonSchema {
+function describeOperation(
+  route: WebhooksRoute,
+  use: (converted: ConvertedSchema) => JsonSchema,
+): JsonSchema {
   const parameters = [...pathParameters(route), ...queryParameters(route, use)];
   const responses: Record<string, JsonSchema> = {};
   for (const response of route.responses) {
@@ -163,7 +171,10 @@ function describedAs(description: unknown): { description?: string } {
   return typeof description === 'string' ? { description } : {};
 }
 
-function queryParameters(route: WebhooksRoute, use: (converted: ConvertedSchema) => JsonSchema): JsonSchema[] {
+function queryParameters(
+  route: WebhooksRoute,
+  use: (converted: ConvertedSchema) => JsonSchema,
+): JsonSchema[] {
   if (!route.query) return [];
   const schema = use(convertSchema(route.query, 'input'));
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
@@ -203,7 +214,10 @@ function errorResponse(status: number, codes: readonly WebhooksApiErrorCode[]): 
         schema: {
           allOf: [
             { $ref: `#/components/schemas/${ERROR_SCHEMA_ID}` },
-            { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
+            {
+              type: 'object',
+              properties: { error: { type: 'object', properties: { code: { enum: codes } } } },
+            },
           ],
         },
       },
@@ -219,7 +233,11 @@ function errorBodySchema(): JsonSchema {
       error: {
         type: 'object',
         properties: {
-          code: { type: 'string', enum: Object.keys(webhooksApiErrors), description: 'Stable snake_case code.' },
+          code: {
+            type: 'string',
+            enum: Object.keys(webhooksApiErrors),
+            description: 'Stable snake_case code.',
+          },
           message: { type: 'string', description: 'What went wrong and, where possible, what to do next.' },
           details: {
             description:

@@ -90,7 +90,7 @@ const noStore: RequestHandler = (_req: Request, res: Response, next: NextFunctio
 };
 
 /** The `Allow` header of a path: its methods, with HEAD wherever GET is (Express serves HEAD from GET). */
-export function allowedMethods(routes: readonly Pick<WebhooksRoute, 'method'>[]): string[] {
+function allowedMethods(routes: readonly Pick<WebhooksRoute, 'method'>[]): string[] {
   const methods = routes.map((route) => route.method.toUpperCase());
   return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
 }
@@ -99,9 +99,13 @@ function methodNotAllowed(routes: readonly WebhooksRoute[]): RequestHandler {
   const allow = allowedMethods(routes);
   return (req: Request, res: Response) => {
     res.set('Allow', allow.join(', '));
-    throw new WebhooksApiError('method_not_allowed', `${req.method} is not allowed here; use ${allow.join(' or ')}.`, {
-      details: { allow },
-    });
+    throw new WebhooksApiError(
+      'method_not_allowed',
+      `${req.method} is not allowed here; use ${allow.join(' or ')}.`,
+      {
+        details: { allow },
+      },
+    );
   };
 }
 

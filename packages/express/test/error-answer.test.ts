@@ -14,8 +14,18 @@ import { readAgentToken, WebhooksApiError, webhooksApiErrors } from '../src/inde
 
 describe('toErrorAnswer maps every error through the one code table', () => {
   const deliberate: [string, Error, number, string][] = [
-    ['validation', new WebhookValidationError('Invalid body', [{ path: 'enabled', message: 'Expected boolean' }]), 400, 'validation_failed'],
-    ['invalid metadata', new WebhookValidationError('Bad metadata', [], 'invalid_metadata'), 400, 'invalid_metadata'],
+    [
+      'validation',
+      new WebhookValidationError('Invalid body', [{ path: 'enabled', message: 'Expected boolean' }]),
+      400,
+      'validation_failed',
+    ],
+    [
+      'invalid metadata',
+      new WebhookValidationError('Bad metadata', [], 'invalid_metadata'),
+      400,
+      'invalid_metadata',
+    ],
     ['refused URL', new InvalidWebhookUrlError('not_https', 'Use https.'), 400, 'invalid_webhook_url'],
     ['unknown event type', new UnknownEventTypeError('job_exploded'), 400, 'unknown_event_type'],
     ['missing config', new ConfigNotFoundError('agency-1'), 404, 'config_not_found'],
@@ -34,14 +44,18 @@ describe('toErrorAnswer maps every error through the one code table', () => {
         error: {
           code,
           message: error.message,
-          ...((error as WebhookError).details === undefined ? {} : { details: (error as WebhookError).details }),
+          ...((error as WebhookError).details === undefined
+            ? {}
+            : { details: (error as WebhookError).details }),
         },
       },
     });
   });
 
   it('keeps the URL refusal reason in details', () => {
-    expect(toErrorAnswer(new InvalidWebhookUrlError('private_address', 'Private.')).body.error.details).toEqual({
+    expect(
+      toErrorAnswer(new InvalidWebhookUrlError('private_address', 'Private.')).body.error.details,
+    ).toEqual({
       reason: 'private_address',
     });
   });
@@ -54,8 +68,14 @@ describe('toErrorAnswer maps every error through the one code table', () => {
   const unexpected: [string, unknown][] = [
     ['a plain Error', new Error('connect ECONNREFUSED 10.0.0.7:5432 password=hunter2')],
     ['a core error without an HTTP meaning', new ClaimLostError('d-1')],
-    ['a WebhookError with an unknown code', new WebhookError('store_error', 'relation "deliveries" does not exist')],
-    ['an error claiming internal_error', Object.assign(new Error('secret internals'), { code: 'internal_error' })],
+    [
+      'a WebhookError with an unknown code',
+      new WebhookError('store_error', 'relation "deliveries" does not exist'),
+    ],
+    [
+      'an error claiming internal_error',
+      Object.assign(new Error('secret internals'), { code: 'internal_error' }),
+    ],
     ['a thrown string', 'boom'],
     ['a thrown object with a known code but no Error', { code: 'config_not_found', message: 'x' }],
   ];

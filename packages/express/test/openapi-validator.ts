@@ -30,7 +30,10 @@ export function createDocumentValidator(document: OpenApiDocument): (response: R
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema(document as object, DOCUMENT_ID);
   const compiled = new Map<string, ValidateFunction>();
-  const templates = Object.keys(document.paths).map((template) => ({ template, regex: templateRegex(template) }));
+  const templates = Object.keys(document.paths).map((template) => ({
+    template,
+    regex: templateRegex(template),
+  }));
 
   const schemaRefFor = (response: RecordedResponse): string | string[] => {
     const match = templates.find(({ regex }) => regex.test(response.path));
@@ -40,16 +43,29 @@ export function createDocumentValidator(document: OpenApiDocument): (response: R
         : [`${response.path} is not in the document and answered ${response.status}, not 404`];
     }
     const method = response.method === 'HEAD' ? 'get' : response.method.toLowerCase();
-    const operation = document.paths[match.template]?.[method] as { responses?: Record<string, unknown> } | undefined;
+    const operation = document.paths[match.template]?.[method] as
+      | { responses?: Record<string, unknown> }
+      | undefined;
     if (!operation) {
       return response.status === 405
         ? pointer('components', 'responses', 'MethodNotAllowed', 'content', 'application/json', 'schema')
         : [`${response.method} ${match.template} is not documented and answered ${response.status}, not 405`];
     }
     if (!operation.responses?.[String(response.status)]) {
-      return [`${response.method} ${match.template} answered ${response.status}, which the document does not list`];
+      return [
+        `${response.method} ${match.template} answered ${response.status}, which the document does not list`,
+      ];
     }
-    return pointer('paths', match.template, method, 'responses', String(response.status), 'content', 'application/json', 'schema');
+    return pointer(
+      'paths',
+      match.template,
+      method,
+      'responses',
+      String(response.status),
+      'content',
+      'application/json',
+      'schema',
+    );
   };
 
   return (response) => {

@@ -5,6 +5,7 @@ import {
   createWebhookService,
   type DeliveryQueue,
   type DeliveryRecord,
+  type PutConfigBody,
   type QueueEntry,
   type WebhookService,
   type WebhookServiceOptions,
@@ -107,7 +108,12 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   app.use((req, res, next) => {
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
-      responses.push({ method: req.method, path: req.originalUrl.split('?')[0] ?? '', status: res.statusCode, body });
+      responses.push({
+        method: req.method,
+        path: req.originalUrl.split('?')[0] ?? '',
+        status: res.statusCode,
+        body,
+      });
       return json(body);
     };
     next();
@@ -148,9 +154,17 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   };
 }
 
-/** A valid PUT /config body for the public test URL. */
-export function configBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { webhookUrl: PUBLIC_URL, enabled: true, subscribedEventTypes: ['job_created', 'job_cancelled'], ...overrides };
+/**
+ * A valid PUT /config body for the public test URL, with `overrides` applied.
+ * Typed as valid even when an override breaks it on purpose (the invalid-body tests).
+ */
+export function configBody(overrides: Record<string, unknown> = {}): PutConfigBody {
+  return {
+    webhookUrl: PUBLIC_URL,
+    enabled: true,
+    subscribedEventTypes: ['job_created', 'job_cancelled'],
+    ...overrides,
+  } as PutConfigBody;
 }
 
 /** Metadata of a valid job_cancelled event for `agencyId`. */

@@ -17,9 +17,9 @@ export interface DeliveryStatements {
 }
 
 const INSERT_COLUMNS = `${DELIVERY_COLUMNS}, run_at`;
-const INSERT_VALUES = Array.from({ length: 22 }, (_, index) => (index === 9 ? '$10::json' : `$${index + 1}`)).join(
-  ', ',
-);
+const INSERT_VALUES = Array.from({ length: 22 }, (_, index) =>
+  index === 9 ? '$10::json' : `$${index + 1}`,
+).join(', ');
 
 /** Builds the statements for a schema. */
 export function deliveryStatements(schema: SchemaName): DeliveryStatements {
@@ -41,7 +41,9 @@ export function deliveryStatements(schema: SchemaName): DeliveryStatements {
        SELECT false AS created, ${DELIVERY_COLUMNS} FROM ${table}
         WHERE agency_id = $2 AND event_id = $3 AND NOT EXISTS (SELECT 1 FROM inserted)`,
     ),
-    selectByEvent: statement(`SELECT ${DELIVERY_COLUMNS} FROM ${table} WHERE agency_id = $1 AND event_id = $2`),
+    selectByEvent: statement(
+      `SELECT ${DELIVERY_COLUMNS} FROM ${table} WHERE agency_id = $1 AND event_id = $2`,
+    ),
     get: statement(`SELECT ${DELIVERY_COLUMNS} FROM ${table} WHERE id = $1`),
     list: list('agency_id = $1'),
     listBefore: list('agency_id = $1 AND id < $3'),

@@ -1,3 +1,10 @@
+/**
+ * `@svc/webhooks-pg`: the PostgreSQL store and queue for `@svc/webhooks-core`,
+ * versioned migrations, and transactional emit (the outbox pattern).
+ *
+ * @packageDocumentation
+ * @module @svc/webhooks-pg
+ */
 export { type MigrateOptions, type MigrateResult, migrate } from './migrate';
 export { SCHEMA_VERSION } from './migration-list';
 export { createPgQueue, type PgQueueOptions } from './queue';

@@ -120,7 +120,10 @@ class PgDeliveryQueue implements DeliveryQueue {
 
   async claim(options: ClaimOptions): Promise<Claim[]> {
     if (!(options.leaseMs > 0)) {
-      throw new WebhookError('validation_failed', `leaseMs must be a positive number of ms, got ${options.leaseMs}.`);
+      throw new WebhookError(
+        'validation_failed',
+        `leaseMs must be a positive number of ms, got ${options.leaseMs}.`,
+      );
     }
     if (options.limit < 1) return [];
     await this.#context.ensureMigrated();

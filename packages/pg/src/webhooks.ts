@@ -27,7 +27,10 @@ export interface PgWebhooks {
  * ```
  */
 export function createPgWebhooks(pool: Pool, options: PgWebhooksOptions = {}): PgWebhooks {
-  const store = createPgStore(pool, { schema: options.schema, preparedStatements: options.preparedStatements });
+  const store = createPgStore(pool, {
+    schema: options.schema,
+    preparedStatements: options.preparedStatements,
+  });
   const queue = createPgQueue(pool, options);
   return {
     store,

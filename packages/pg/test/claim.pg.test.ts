@@ -9,7 +9,12 @@ const BASE_TIME = 1_700_000_000_000;
 const LEASE_MS = 30_000;
 
 /** Inserts `count` pending deliveries due at BASE_TIME, spread over `agencies` agencies, in one statement. */
-async function seedDue(pool: ReturnType<typeof createTestPool>, schema: string, count: number, agencies = 10) {
+async function seedDue(
+  pool: ReturnType<typeof createTestPool>,
+  schema: string,
+  count: number,
+  agencies = 10,
+) {
   await pool.query(
     `INSERT INTO "${schema}".webhook_deliveries
        (id, agency_id, event_id, event_type, entity_type, payload, created_on, created_at, status, attempt,

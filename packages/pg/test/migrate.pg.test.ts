@@ -29,7 +29,9 @@ describePg('migrate(pool, { schema })', () => {
       toVersion: SCHEMA_VERSION,
       applied: MIGRATIONS.map(({ version, name }) => ({ version, name })),
     });
-    const { rows } = await pool.query(`SELECT version, name, checksum FROM "${schema}".schema_migrations ORDER BY 1`);
+    const { rows } = await pool.query(
+      `SELECT version, name, checksum FROM "${schema}".schema_migrations ORDER BY 1`,
+    );
     expect(rows).toEqual(
       MIGRATIONS.map((migration) => ({
         version: migration.version,

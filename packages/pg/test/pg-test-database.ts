@@ -28,7 +28,9 @@ if (unreachable !== null) {
 }
 
 /** `describe`, skipped (loudly, above) when the database is unreachable outside CI. */
-export const describePg = describe.skipIf(unreachable !== null);
+export function describePg(name: string, body: () => void): void {
+  describe.skipIf(unreachable !== null)(name, body);
+}
 
 /** A new pool on the test database. */
 export function createTestPool(options: pg.PoolConfig = {}): pg.Pool {
@@ -41,7 +43,9 @@ export function uniqueSchemaName(prefix = 'wh_test'): string {
 }
 
 /** Creates and migrates a fresh schema; `drop()` removes it with everything in it. */
-export async function createTestSchema(pool: pg.Pool): Promise<{ schema: string; drop: () => Promise<void> }> {
+export async function createTestSchema(
+  pool: pg.Pool,
+): Promise<{ schema: string; drop: () => Promise<void> }> {
   const schema = uniqueSchemaName();
   await migrate(pool, { schema });
   return { schema, drop: () => dropSchema(pool, schema) };

@@ -48,7 +48,10 @@ describePg('PostgreSQL store specifics', () => {
       code: 'validation_failed',
     });
     await expect(
-      queue.enqueue({ deliveryId: record.id, agencyId: record.agencyId, runAt: BASE_TIME }, { transaction: 42 }),
+      queue.enqueue(
+        { deliveryId: record.id, agencyId: record.agencyId, runAt: BASE_TIME },
+        { transaction: 42 },
+      ),
     ).rejects.toMatchObject({ code: 'validation_failed' });
     expect(await store.getDelivery(record.id)).toBeNull();
   });
@@ -110,7 +113,9 @@ describePg('PostgreSQL store specifics', () => {
     );
     const deleted = await store.purgeDeliveries?.({ olderThan: BASE_TIME, limit: 1_000_000 });
     expect(deleted).toBe(10_800);
-    const { rows } = await pool.query(`SELECT status, count(*)::int AS n FROM "${schema}".webhook_deliveries GROUP BY 1`);
+    const { rows } = await pool.query(
+      `SELECT status, count(*)::int AS n FROM "${schema}".webhook_deliveries GROUP BY 1`,
+    );
     expect(rows).toEqual([{ status: 'pending', n: 1_200 }]);
   });
 });

@@ -41,7 +41,9 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
     const { queue, close } = await idleQueue();
     try {
       const waiting = queue.waitForWork({ timeoutMs: NEVER_MS });
-      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(makeDeliveryRecord());
+      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(
+        makeDeliveryRecord(),
+      );
       await waiting;
     } finally {
       await close();
@@ -68,7 +70,9 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
   it('a NOTIFY that arrives between an empty claim and the wait is not lost', async () => {
     const { queue, close } = await idleQueue();
     try {
-      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(makeDeliveryRecord());
+      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(
+        makeDeliveryRecord(),
+      );
       // Give the notification time to arrive before the worker starts waiting.
       await new Promise((resolve) => setTimeout(resolve, 100));
       await queue.waitForWork({ timeoutMs: NEVER_MS });
@@ -82,7 +86,11 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
     const { store, queue, close } = createPgWebhooks(pool, { schema });
     try {
       await store.insertDelivery(record);
-      const claims = await queue.claim({ limit: 100, leaseMs: 30_000, now: BASE_TIME + 3_600_000 * 24 * 365 * 50 });
+      const claims = await queue.claim({
+        limit: 100,
+        leaseMs: 30_000,
+        now: BASE_TIME + 3_600_000 * 24 * 365 * 50,
+      });
       const claim = claims.find((each) => each.deliveryId === record.id)!;
       const waiting = queue.waitForWork({ timeoutMs: NEVER_MS });
       expect(await isSettled(waiting)).toBe(false);
@@ -111,7 +119,9 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_100)); // the reconnect back-off
       expect(await queue.claim({ limit: 1, leaseMs: 30_000, now: 0 })).toEqual([]);
       const woken = queue.waitForWork({ timeoutMs: NEVER_MS });
-      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(makeDeliveryRecord());
+      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(
+        makeDeliveryRecord(),
+      );
       await woken;
     } finally {
       await close();

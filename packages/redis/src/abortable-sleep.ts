@@ -17,7 +17,11 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
  * whichever is first. A Redis command issued while the server is unreachable
  * waits in ioredis' offline queue; this keeps such a wait inside its time budget.
  */
-export async function withinTime<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | undefined> {
+export async function withinTime<T>(
+  work: Promise<T>,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<T | undefined> {
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   signal?.addEventListener('abort', stop, { once: true });

@@ -40,8 +40,9 @@ export function isRedisClient(value: unknown): value is RedisClient {
 /** Opens a client from a URL or options, or adopts an injected one. */
 export function resolveConnection(connection: RedisConnection | undefined): ResolvedConnection {
   if (isRedisClient(connection)) return { client: connection, owned: false };
+  if (connection === undefined) return { client: new Redis(DEFAULT_REDIS_URL), owned: true };
   if (typeof connection === 'string') return { client: new Redis(connection), owned: true };
-  return { client: new Redis(connection ?? DEFAULT_REDIS_URL), owned: true };
+  return { client: new Redis(connection), owned: true };
 }
 
 /**

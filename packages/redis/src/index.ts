@@ -1,3 +1,9 @@
+/**
+ * `@svc/webhooks-redis`: the Redis store and queue for `@svc/webhooks-core`.
+ *
+ * @packageDocumentation
+ * @module @svc/webhooks-redis
+ */
 export type { RedisClient, RedisConnection } from './connection';
 export type { QueueKeyNames, StoreKeyNames } from './key-space';
 export { DEFAULT_KEY_PREFIX } from './key-space';

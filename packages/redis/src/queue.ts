@@ -99,8 +99,10 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
   const keys = queueKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
   const clock = options.clock ?? Date.now;
   const recoverBatch = options.recoverBatch ?? 1000;
-  const hasDueWork = async (): Promise<boolean> => (await anyDueScript.run(client, [keys.ready], [clock()])) === 1;
-  const listener = options.wakeups === false ? null : new WakeupListener(client, keys.wakeChannel, hasDueWork);
+  const hasDueWork = async (): Promise<boolean> =>
+    (await anyDueScript.run(client, [keys.ready], [clock()])) === 1;
+  const listener =
+    options.wakeups === false ? null : new WakeupListener(client, keys.wakeChannel, hasDueWork);
   const all = [keys.ready, keys.leases, keys.agencies, keys.claims];
   let closed = false;
 
@@ -115,7 +117,11 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
     }
   };
 
-  const capabilities: QueueCapabilities = { transactions: false, excludeAgencies: true, wakeups: listener !== null };
+  const capabilities: QueueCapabilities = {
+    transactions: false,
+    excludeAgencies: true,
+    wakeups: listener !== null,
+  };
 
   return {
     capabilities,
@@ -155,24 +161,30 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
     },
 
     async renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
-      const reply = await renewScript.run(client, [keys.leases, keys.claims], [
-        claim.deliveryId,
-        claim.claimId,
-        now + leaseMs,
-      ]);
+      const reply = await renewScript.run(
+        client,
+        [keys.leases, keys.claims],
+        [claim.deliveryId, claim.claimId, now + leaseMs],
+      );
       return reply === 1;
     },
 
     async ack(claim: Claim): Promise<boolean> {
-      const reply = await ackScript.run(client, [keys.leases, keys.claims, keys.agencies], [
-        claim.deliveryId,
-        claim.claimId,
-      ]);
+      const reply = await ackScript.run(
+        client,
+        [keys.leases, keys.claims, keys.agencies],
+        [claim.deliveryId, claim.claimId],
+      );
       return reply === 1;
     },
 
     async reschedule(claim: Claim, runAt: number): Promise<boolean> {
-      const reply = await rescheduleScript.run(client, all, [keys.base, claim.deliveryId, claim.claimId, runAt]);
+      const reply = await rescheduleScript.run(client, all, [
+        keys.base,
+        claim.deliveryId,
+        claim.claimId,
+        runAt,
+      ]);
       return reply === 1;
     },
 

@@ -34,7 +34,11 @@ describeRedis('Redis queue: concurrent claimers on separate connections', () => 
     const producer = createRedisQueue({ redis: admin, prefix, wakeups: false });
     await Promise.all(
       Array.from({ length: ENTRIES }, (_, index) =>
-        producer.enqueue({ deliveryId: `d${index}`, agencyId: `agency-${index % 10}`, runAt: T0 - (index % 97) }),
+        producer.enqueue({
+          deliveryId: `d${index}`,
+          agencyId: `agency-${index % 10}`,
+          runAt: T0 - (index % 97),
+        }),
       ),
     );
   });
@@ -121,19 +125,30 @@ describeRedis('Redis queue: concurrent claimers on separate connections', () => 
     };
     now = T0 + LEASE - 1;
     await drain();
-    expect([...live.keys()].sort(), 'stranded entries are untouched while their leases live').toEqual(stranded.sort());
+    expect([...live.keys()].sort(), 'stranded entries are untouched while their leases live').toEqual(
+      stranded.sort(),
+    );
 
     // Phase 3: the leases have ended; the stranded entries are reclaimed and finished.
     now = T0 + LEASE;
     await drain();
     const lateAcks = await Promise.all(
       stranded.slice(0, 5).map((id) =>
-        claimers[0]!.queue.ack({ deliveryId: id, agencyId: 'x', claimId: 'stale', runAt: T0, leaseUntil: T0 }),
+        claimers[0]!.queue.ack({
+          deliveryId: id,
+          agencyId: 'x',
+          claimId: 'stale',
+          runAt: T0,
+          leaseUntil: T0,
+        }),
       ),
     );
     expect(lateAcks, 'acks with made-up claim ids').toEqual([false, false, false, false, false]);
     expect(overlaps, 'entries claimed while another lease was live').toEqual([]);
     expect(acked.size).toBe(ENTRIES);
-    expect([...acked.values()].every((count) => count === 1), 'each entry acked exactly once').toBe(true);
+    expect(
+      [...acked.values()].every((count) => count === 1),
+      'each entry acked exactly once',
+    ).toBe(true);
   });
 });

@@ -1,7 +1,14 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createRedisQueue, type RedisDeliveryQueue } from '../src/index';
-import { connectTestRedis, describeRedis, keysUnder, REDIS_URL, removeKeys, uniquePrefix } from './redis-test-env';
+import {
+  connectTestRedis,
+  describeRedis,
+  keysUnder,
+  REDIS_URL,
+  removeKeys,
+  uniquePrefix,
+} from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const LEASE = 30_000;

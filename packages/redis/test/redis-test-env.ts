@@ -34,8 +34,10 @@ async function probeRedis(): Promise<boolean> {
 
 export const redisReachable = await probeRedis();
 
-/** `describe`, skipped (loudly, see above) when Redis is unreachable outside CI. */
-export const describeRedis = describe.skipIf(!redisReachable);
+/** `describe`, skipped (loudly, see above) when Redis is unreachable outside CI, or when `skip` is true. */
+export function describeRedis(name: string, body: () => void, skip = false): void {
+  describe.skipIf(!redisReachable || skip)(name, body);
+}
 
 /** A fresh client to the test Redis; the caller quits it. */
 export function connectTestRedis(): Redis {

@@ -1,9 +1,16 @@
 import type { DeliveryRecord, DeliveryUpdate } from '@svc/webhooks-core';
+import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createRedisStore, type RedisWebhookStore } from '../src/index';
-import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
-import { connectTestRedis, describeRedis, keysUnder, REDIS_URL, removeKeys, uniquePrefix } from './redis-test-env';
+import {
+  connectTestRedis,
+  describeRedis,
+  keysUnder,
+  REDIS_URL,
+  removeKeys,
+  uniquePrefix,
+} from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const DAY = 86_400_000;
@@ -93,11 +100,14 @@ describeRedis('Redis store: backend-specific behaviour', () => {
     const replay = failedAttempt(1, { status: 'pending', maxAttempts: 2, nextRetryAt: T0 + 5 });
     await store.updateDelivery(record.id, { attempt: 1, status: 'failed' }, replay);
     expect(await store.listDeliveries('agency-a', { status: 'failed', limit: 10 })).toEqual([]);
-    expect(ids(await store.listDeliveries('agency-a', { status: 'pending', limit: 10 }))).toEqual([record.id]);
+    expect(ids(await store.listDeliveries('agency-a', { status: 'pending', limit: 10 }))).toEqual([
+      record.id,
+    ]);
     expect(ids(await store.listDuePending(T0 + 5, 10))).toEqual([record.id]);
-    expect(await store.purgeDeliveries({ olderThan: T0 + DAY, limit: 10 }), 'a replayed delivery is not purged').toBe(
-      0,
-    );
+    expect(
+      await store.purgeDeliveries({ olderThan: T0 + DAY, limit: 10 }),
+      'a replayed delivery is not purged',
+    ).toBe(0);
   });
 
   it('finishedTtlMs: each insert deletes a few finished deliveries older than the TTL, with their indexes', async () => {
@@ -112,19 +122,28 @@ describeRedis('Redis store: backend-specific behaviour', () => {
     await retained.insertDelivery(first);
     expect(await retained.getDelivery(old[0]!.id), 'oldest finished, deleted').toBeNull();
     expect(await retained.getDelivery(old[1]!.id), 'second oldest, deleted').toBeNull();
-    expect(await retained.getDelivery(old[2]!.id), 'beyond the batch of 2, kept for the next insert').not.toBeNull();
+    expect(
+      await retained.getDelivery(old[2]!.id),
+      'beyond the batch of 2, kept for the next insert',
+    ).not.toBeNull();
 
     await retained.insertDelivery(makeRecord({ agencyId: 'agency-b', createdAt: T0 + 2 * DAY }));
-    expect(ids(await retained.listDeliveries('agency-a', { limit: 10 })), 'only the pending one is left').toEqual([
-      oldPending.id,
-    ]);
+    expect(
+      ids(await retained.listDeliveries('agency-a', { limit: 10 })),
+      'only the pending one is left',
+    ).toEqual([oldPending.id]);
     expect(await retained.listDeliveries('agency-a', { status: 'success', limit: 10 })).toEqual([]);
     const again = makeRecord({ agencyId: 'agency-a', eventId: old[0]!.eventId, createdAt: T0 + 2 * DAY });
     expect((await retained.insertDelivery(again)).created, 'the deleted event’s id is free again').toBe(true);
   });
 
   it('purgeDeliveries also frees the event id for a new delivery', async () => {
-    const record = makeRecord({ agencyId: 'agency-a', status: 'failed', nextRetryAt: null, createdAt: T0 - DAY });
+    const record = makeRecord({
+      agencyId: 'agency-a',
+      status: 'failed',
+      nextRetryAt: null,
+      createdAt: T0 - DAY,
+    });
     await store.insertDelivery(record);
     expect(await store.purgeDeliveries({ olderThan: T0, limit: 10 })).toBe(1);
     const again = makeRecord({ agencyId: 'agency-a', eventId: record.eventId });

@@ -1,3 +1,4 @@
+import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import {
@@ -7,7 +8,6 @@ import {
   type RedisDeliveryQueue,
   type RedisWebhookStore,
 } from '../src/index';
-import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import { connectTestRedis, describeRedis, removeKeys, uniquePrefix } from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
@@ -105,7 +105,12 @@ describeRedis('createRecoverySweep: re-enqueues pending deliveries whose queue e
         throw new Error('store down');
       },
     };
-    const sweep = createRecoverySweep({ store: failing, queue, intervalMs: 10, onError: (e) => errors.push(e) });
+    const sweep = createRecoverySweep({
+      store: failing,
+      queue,
+      intervalMs: 10,
+      onError: (e) => errors.push(e),
+    });
     sweep.start();
     await expect.poll(() => calls, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
     await sweep.stop();

@@ -4,6 +4,7 @@
  * and 5 and anything with the same `req.body` / `res.status().json()` shape.
  *
  * @packageDocumentation
+ * @module @svc/webhooks-verify/express
  */
 import { SIGNATURE_HEADER } from './constants';
 import type { WebhookEnvelope } from './envelope';
@@ -12,7 +13,7 @@ import { isWebhookVerificationError, WebhookVerificationError } from './errors';
 import { verifyWebhook } from './index';
 import { resolveVerifyOptions } from './options';
 import { EXPRESS_RAW_HINT } from './raw-body';
-import type { WebhookSecret } from './secret';
+import { readSecrets, type WebhookSecret } from './secret';
 
 export type { WebhookErrorBody } from './error-body';
 
@@ -121,19 +122,26 @@ async function verifyRequest<TRequest extends WebhookMiddlewareRequest>(
   return verifyWebhook(body, req.headers[SIGNATURE_HEADER], secret as WebhookSecret, { toleranceMs });
 }
 
+/**
+ * Resolves the secret option once, at setup. A static secret is checked here, so a missing environment
+ * variable or a masked secret stops the app at boot instead of turning every delivery into a 401.
+ */
 function secretLookup<TRequest>(
   options: VerifyWebhookMiddlewareOptions<TRequest>,
 ): WebhookSecretLookup<TRequest> {
-  const given = [options.secret, options.secrets, options.getSecret].filter((value) => value !== undefined);
+  // Counts keys, not values: `{ secret: process.env.UNSET }` must report the missing secret itself.
+  const given = SECRET_OPTIONS.filter((key) => key in options);
   if (given.length !== 1) {
     throw new TypeError(
       'verifyWebhookMiddleware needs exactly one of the options secret, secrets or getSecret.',
     );
   }
-  if (options.getSecret !== undefined) return options.getSecret;
-  const secret = (options.secret ?? options.secrets) as WebhookSecret;
-  return () => secret;
+  if (typeof options.getSecret === 'function') return options.getSecret;
+  const secrets = readSecrets(options.secret ?? options.secrets);
+  return () => secrets;
 }
+
+const SECRET_OPTIONS = ['secret', 'secrets', 'getSecret'] as const;
 
 /** Returns the raw body, or explains which middleware setup mistake left something else in `req.body`. */
 function rawBodyOf(req: WebhookMiddlewareRequest): string | Uint8Array {

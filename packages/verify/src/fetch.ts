@@ -4,13 +4,14 @@
  * imports nothing from `node:`.
  *
  * @packageDocumentation
+ * @module @svc/webhooks-verify/fetch
  */
 import { SIGNATURE_HEADER } from './constants';
 import type { WebhookEnvelope } from './envelope';
 import { toErrorBody } from './error-body';
 import { isWebhookVerificationError, WebhookVerificationError } from './errors';
 import type { VerifyWebhookOptions } from './options';
-import type { WebhookSecret } from './secret';
+import { readSecrets, type WebhookSecret } from './secret';
 import { verifyWebhookAsync } from './web';
 
 export type { WebhookErrorBody } from './error-body';
@@ -30,7 +31,7 @@ export type WebhookRequestHandler<TMetadata> = (
  * Reads the request's raw body, verifies it with its `X-Service-Signature` header and returns the
  * envelope. Consumes the body: do not read it before.
  *
- * @throws {@link WebhookVerificationError} (as a rejection); answer 401
+ * @throws {@link @svc/webhooks-verify!WebhookVerificationError} (as a rejection); answer 401
  * @example
  * ```ts
  * // Hono
@@ -77,6 +78,8 @@ export function webhookHandler<TMetadata = Record<string, unknown>>(
   handler: WebhookRequestHandler<TMetadata>,
   options?: VerifyWebhookOptions,
 ): (request: Request) => Promise<Response> {
+  // A static secret is checked now, so a missing or masked one fails at startup, not on every delivery.
+  if (typeof secret !== 'function') readSecrets(secret);
   return async (request) => {
     let envelope: WebhookEnvelope<TMetadata>;
     try {

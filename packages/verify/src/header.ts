@@ -90,7 +90,7 @@ const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
 function headerText(header: SignatureHeaderInput): string {
   // A header repeated on the wire reaches Node as one value joined with ", "; some stacks give an array.
-  const text = typeof header === 'string' ? header : Array.isArray(header) ? header.join(',') : undefined;
+  const text = typeof header === 'string' ? header : isStringArray(header) ? header.join(',') : undefined;
   if (text === undefined && header !== undefined && header !== null) {
     throw malformed(`it is a ${typeof header}, not a string`);
   }
@@ -102,6 +102,10 @@ function headerText(header: SignatureHeaderInput): string {
     );
   }
   return text;
+}
+
+function isStringArray(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
 function readTimestamp(text: string | undefined): number {

@@ -3,6 +3,7 @@
  * For edge runtimes and browsers import `@svc/webhooks-verify/web` instead.
  *
  * @packageDocumentation
+ * @module @svc/webhooks-verify
  */
 import { parseEnvelope, type WebhookEnvelope } from './envelope';
 import type { SignatureHeaderInput } from './header';

@@ -1,23 +1,11 @@
 import { Buffer } from 'node:buffer';
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
-import { KeyCache } from './key-cache';
+import { timingSafeEqual } from 'node:crypto';
 import { signatureMismatch } from './mismatch';
+import { hmacSha256 } from './node-hmac';
 import type { PreparedVerification } from './preflight';
 
-// A KeyObject skips re-encoding the secret on every HMAC: about 10 % faster at 1 KiB bodies.
-const keys = new KeyCache<KeyObject>(64);
-
-function deriveKey(secret: string): KeyObject {
-  return createSecretKey(Buffer.from(secret, 'utf8'));
-}
-
 /** HMAC-SHA256 of `<t>.<body>` keyed with the secret's UTF-8 bytes. */
-export function computeSignature(secret: string, timestampText: string, body: string | Uint8Array): Buffer {
-  const hmac = createHmac('sha256', keys.get(secret, deriveKey));
-  // One update over the joined string is cheaper than three small ones; bytes cannot be joined for free.
-  if (typeof body === 'string') return hmac.update(`${timestampText}.${body}`).digest();
-  return hmac.update(`${timestampText}.`).update(body).digest();
-}
+export const computeSignature = hmacSha256;
 
 /**
  * Passes when any `v1` equals the HMAC under any secret. Each comparison checks lengths first and then

@@ -4,6 +4,7 @@
  * Deno, Bun, Vercel Edge and browsers.
  *
  * @packageDocumentation
+ * @module @svc/webhooks-verify/web
  */
 import { parseEnvelope, type WebhookEnvelope } from './envelope';
 import type { SignatureHeaderInput } from './header';

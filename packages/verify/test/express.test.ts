@@ -154,6 +154,21 @@ describe('verifyWebhookMiddleware options', () => {
     expect(() => verifyWebhookMiddleware(options as { secret: string })).toThrow(TypeError);
   });
 
+  it('throws invalid_secret at setup when the secret is undefined, as with an unset environment variable', () => {
+    expect(() => verifyWebhookMiddleware({ secret: process.env.SVC_UNSET_WEBHOOK_SECRET as string })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_secret',
+        message: expect.stringContaining('No signing secret'),
+      }),
+    );
+  });
+
+  it('throws invalid_secret at setup for the masked secret', () => {
+    expect(() => verifyWebhookMiddleware({ secrets: [SECRET, 'service_whsec_********abcd'] })).toThrow(
+      expect.objectContaining({ code: 'invalid_secret' }),
+    );
+  });
+
   it('throws a TypeError at setup for a negative toleranceMs', () => {
     expect(() => verifyWebhookMiddleware({ secret: SECRET, toleranceMs: -5 })).toThrow(TypeError);
   });

@@ -98,6 +98,12 @@ describe('webhookHandler', () => {
     await expect(handle(delivery())).rejects.toThrow('handler bug');
   });
 
+  it('checks a static secret when it is created, so a missing one fails at startup', () => {
+    expect(() => webhookHandler('', () => new Response())).toThrow(
+      expect.objectContaining({ code: 'invalid_secret' }),
+    );
+  });
+
   it('types metadata through the generic parameter', async () => {
     const handle = webhookHandler<{ quoteStatus: string }>(
       SECRET,

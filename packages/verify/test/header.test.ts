@@ -61,8 +61,12 @@ describe('parseSignatureHeader', () => {
     expect(thrown(() => parseSignatureHeader(header)).code).toBe('malformed_header');
   });
 
-  it('rejects a non-string header as malformed_header instead of a TypeError', () => {
-    expect(thrown(() => parseSignatureHeader(42 as unknown as string)).code).toBe('malformed_header');
+  it.each([
+    ['a number', 42],
+    ['an object', {}],
+    ['an array holding a non-string', ['t=5', Symbol('v1')]],
+  ])('rejects %s as malformed_header instead of a TypeError', (_label, header) => {
+    expect(thrown(() => parseSignatureHeader(header as unknown as string)).code).toBe('malformed_header');
   });
 
   it('rejects a header without t as missing_timestamp', () => {

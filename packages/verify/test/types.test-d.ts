@@ -28,14 +28,23 @@ expectTypeOf(parseSignatureHeader('t=1,v1=aa')).toEqualTypeOf<ParsedSignatureHea
 expectTypeOf(verifyWebhookAsync<QuoteApproved>(new Uint8Array(), 'h', 's')).resolves.toEqualTypeOf<
   WebhookEnvelope<QuoteApproved>
 >();
-expectTypeOf(verifyWebhookRequest(new Request('https://x.example'), 's')).resolves.toEqualTypeOf<WebhookEnvelope>();
-expectTypeOf(webhookHandler('s', () => new Response())).toEqualTypeOf<(request: Request) => Promise<Response>>();
+expectTypeOf(
+  verifyWebhookRequest(new Request('https://x.example'), 's'),
+).resolves.toEqualTypeOf<WebhookEnvelope>();
+expectTypeOf(webhookHandler('s', () => new Response())).toEqualTypeOf<
+  (request: Request) => Promise<Response>
+>();
 
 // The middleware slots into Express's own handler types, and req.webhook is typed in later handlers.
 const app = express();
-app.post('/hooks', express.raw({ type: 'application/json' }), verifyWebhookMiddleware({ secret: 's' }), (req) => {
-  expectTypeOf(req.webhook).toEqualTypeOf<WebhookEnvelope | undefined>();
-});
+app.post(
+  '/hooks',
+  express.raw({ type: 'application/json' }),
+  verifyWebhookMiddleware({ secret: 's' }),
+  (req) => {
+    expectTypeOf(req.webhook).toEqualTypeOf<WebhookEnvelope | undefined>();
+  },
+);
 
 // @ts-expect-error: exactly one secret source may be given
 verifyWebhookMiddleware({ secret: 's', getSecret: () => 's' });

@@ -24,7 +24,7 @@ export function makeDeliveryId(): string {
 
 /**
  * Test data builder: a valid pending delivery that has not been attempted yet,
- * with a fresh id and a fresh event id, due at {@link BASE_TIME}. Every field can
+ * with a fresh id and a fresh event id, due at `BASE_TIME` (1_700_000_000_000). Every field can
  * be overridden; nothing else is derived from the overrides.
  *
  * @param overrides - Fields to set instead of the defaults.

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Packaging checks for every public package (run after the build):
+# - publint: package.json fields, exports map and files agree with what is packed;
+# - attw (Are the Types Wrong?): each entry's types resolve for both the ESM and
+#   the CJS build, under node16 and bundler resolution. The node16 profile skips
+#   node10, which cannot see subpath exports at all (Node >= 20 is required anyway).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin="$PWD/node_modules/.bin"
+status=0
+for dir in $(node .ci/public-packages.mjs); do
+  printf '\n--- %s\n' "$dir"
+  (cd "$dir" && "$bin/publint" --strict) || status=1
+  "$bin/attw" --pack "$dir" --profile node16 --no-emoji --no-color || status=1
+done
+exit "$status"

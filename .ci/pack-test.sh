@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Pack test: what npm users install is what we test. Packs every public package
+# with `pnpm pack` (which rewrites `workspace:` ranges to real versions), installs
+# the tarballs with npm into a fresh project outside the workspace (no links),
+# with the peer dependencies installed explicitly, then runs an ESM consumer, a
+# CJS consumer and a `tsc --noEmit` consumer against them.
+# Needs: a prior `pnpm run build`, and the npm registry for third-party packages.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/svc-webhooks-pack.XXXXXX")"
+# PACK_TEST_KEEP=1 keeps the project for a look after a failure.
+[ "${PACK_TEST_KEEP:-}" = 1 ] || trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/tarballs" "$work/consumer"
+
+echo "packing into $work/tarballs"
+for dir in $(cd "$root" && node .ci/public-packages.mjs); do
+  (cd "$root/$dir" && pnpm pack --pack-destination "$work/tarballs" >/dev/null)
+done
+ls "$work/tarballs"
+
+cp "$root"/.ci/pack-consumer/* "$work/consumer/"
+node "$root/.ci/pack-consumer-manifest.mjs" "$work/tarballs" >"$work/consumer/package.json"
+
+cd "$work/consumer"
+echo "installing with npm"
+npm install --no-audit --no-fund --prefer-offline --loglevel=error
+
+# The optional OpenTelemetry peer must stay out of core's main entry.
+for file in node_modules/@svc/webhooks-core/dist/index.js node_modules/@svc/webhooks-core/dist/index.cjs; do
+  if grep -q '@opentelemetry/api' "$file"; then
+    echo "$file loads @opentelemetry/api: it must only be needed by the /otel entry" >&2
+    exit 1
+  fi
+done
+
+node esm.mjs
+node cjs.cjs
+"$root/node_modules/.bin/tsc" -p tsconfig.json
+echo "tsc consumer: ok"

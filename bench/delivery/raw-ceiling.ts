@@ -1,0 +1,66 @@
+import { newId, serializeEnvelope, type WebhookEnvelope } from '@svc/webhooks-core';
+import { signWebhook } from '@svc/webhooks-verify';
+import { Pool } from 'undici';
+
+interface Target {
+  receiverUrl: string;
+  ca: string;
+  secret: string;
+}
+
+/** The body and signature header the engine would send for delivery `i`. */
+function signedBody(i: number, secret: string): { body: string; signature: string } {
+  const now = Date.now();
+  const envelope: WebhookEnvelope = {
+    webhookId: `whdel_${newId()}`,
+    eventType: 'job_cancelled',
+    entityType: 'job',
+    entityId: `job-${i}`,
+    parentEntityId: null,
+    createdById: 'agent-1',
+    createdByRole: 'Agent',
+    metadata: {
+      jobId: `job-${i}`,
+      agencyId: 'bench-agency',
+      jobNumber: i,
+      reason: 'Tenant withdrew the request',
+    },
+    createdOn: now,
+    deliveredAt: now,
+    attempt: 1,
+  };
+  const body = serializeEnvelope(envelope);
+  return { body, signature: signWebhook(body, secret, now) };
+}
+
+/**
+ * The ceiling: `count` POSTs of pre-signed bodies over one keep-alive undici
+ * Pool with `concurrency` connections and as many requests in flight. Bodies
+ * are signed up front so the ceiling pays for nothing but HTTP.
+ */
+export async function measureRawCeiling(target: Target, count: number, concurrency: number): Promise<number> {
+  const url = new URL(target.receiverUrl);
+  const requests = Array.from({ length: count }, (_, i) => signedBody(i, target.secret));
+  const pool = new Pool(url.origin, { connections: concurrency, connect: { ca: target.ca } });
+  let next = 0;
+  let failures = 0;
+  const lane = async () => {
+    while (next < count) {
+      const { body, signature } = requests[next++]!;
+      const response = await pool.request({
+        method: 'POST',
+        path: url.pathname,
+        body,
+        headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+      });
+      await response.body.dump();
+      if (response.statusCode < 200 || response.statusCode >= 300) failures++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  if (failures > 0) throw new Error(`${failures} raw POSTs were not answered 2xx`);
+  return count / seconds;
+}

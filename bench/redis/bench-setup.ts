@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { type ReceiverProcess, spawnReceiverProcess } from '@svc/test-support';
+import { createMemoryQueue, createMemoryStore, createWebhookService } from '@svc/webhooks-core';
+import { Redis } from 'ioredis';
+import { removeKeysUnder } from './redis-keys';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const AGENCY = 'bench-agency';
+
+/** What every measurement shares: one Redis namespace, one secret, one child-process receiver. */
+export interface BenchSetup {
+  redis: Redis;
+  /** Key prefix of this run; every measurement adds its own suffix. */
+  prefix: string;
+  secret: string;
+  receiver: ReceiverProcess;
+  close(): Promise<void>;
+}
+
+/**
+ * The receiver verifies every signature, so it must know the secret before it
+ * starts: a throwaway configuration in memory makes one, and the Redis
+ * measurements then store that same secret under their own keys.
+ */
+export async function setUpBench(): Promise<BenchSetup> {
+  const bootstrap = createWebhookService({
+    store: createMemoryStore(),
+    queue: createMemoryQueue(),
+    urlPolicy: { allowPrivateNetworks: true },
+  });
+  const { signingSecret } = await bootstrap.putConfig(AGENCY, {
+    webhookUrl: 'https://127.0.0.1/placeholder',
+    enabled: true,
+    subscribedEventTypes: ['job_cancelled'],
+  });
+  await bootstrap.close();
+  const receiver = await spawnReceiverProcess({ verify: true, secret: signingSecret });
+  const redis = new Redis(REDIS_URL);
+  const prefix = `whk-bench:${randomBytes(4).toString('hex')}:`;
+  return {
+    redis,
+    prefix,
+    secret: signingSecret,
+    receiver,
+    async close() {
+      await removeKeysUnder(redis, prefix);
+      await redis.quit();
+      await receiver.close();
+    },
+  };
+}
+
+/** A `job_cancelled` event of the bench agency. */
+export function jobCancelled(index: number) {
+  return {
+    agencyId: AGENCY,
+    eventType: 'job_cancelled' as const,
+    entityId: `job-${index}`,
+    createdById: 'agent-1',
+    createdByRole: 'Agent' as const,
+    metadata: { jobId: `job-${index}`, agencyId: AGENCY, jobNumber: index, reason: 'Tenant withdrew the request' },
+  };
+}
+
+/** Resolves once `isDone()` holds, checking every few ms. */
+export async function until(isDone: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!isDone()) {
+    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}

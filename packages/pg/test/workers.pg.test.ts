@@ -1,0 +1,129 @@
+import { type ReceivedRequest, startTestReceiver } from '@svc/test-support';
+import { createWebhookService } from '@svc/webhooks-core';
+import { expect, it } from 'vitest';
+import { createPgWebhooks } from '../src/webhooks';
+import { spawnWorker, type WorkerProcess } from './fixtures/worker-processes';
+import { createTestPool, createTestSchema, DATABASE_URL, describePg } from './pg-test-database';
+
+const DELIVERIES = 5_000;
+const AGENCIES = 20;
+/** Short, so the killed worker's rows come back within seconds; renewed every third of it. */
+const LEASE_MS = 3_000;
+
+function webhookIdOfRequest(request: ReceivedRequest): string {
+  return String(request.headers['x-service-webhook-id']);
+}
+
+/** Polls `check` until it returns true (the test timeout bounds the wait). */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+describePg('three worker processes sharing one database', () => {
+  it('deliver 5,000 deliveries, each recorded once per attempt, and lose nothing when one is SIGKILLed mid-run', async () => {
+    const pool = createTestPool();
+    const { schema, drop } = await createTestSchema(pool);
+    // Each answer takes a moment, so every worker holds a full window of leases when one is killed.
+    const receiver = await startTestReceiver({ respond: () => ({ status: 200, hangMs: 15 }) });
+    const workers: WorkerProcess[] = [];
+    try {
+      const adapters = createPgWebhooks(pool, { schema, notify: false });
+      const webhooks = createWebhookService({ ...adapters, urlPolicy: { allowPrivateNetworks: true } });
+      const agencies = Array.from({ length: AGENCIES }, (_, index) => `agency-${index}`);
+      for (const agencyId of agencies) {
+        await webhooks.putConfig(agencyId, {
+          webhookUrl: receiver.url,
+          enabled: true,
+          subscribedEventTypes: ['job_cancelled'],
+        });
+      }
+      const deliveryIds: string[] = [];
+      for (let start = 0; start < DELIVERIES; start += 50) {
+        const batch = Array.from({ length: 50 }, (_, offset) => {
+          const n = start + offset;
+          const agencyId = agencies[n % AGENCIES]!;
+          return webhooks.emit({
+            agencyId,
+            eventType: 'job_cancelled',
+            entityId: `job-${n}`,
+            metadata: { jobId: `job-${n}`, agencyId, jobNumber: n, reason: 'load test' },
+          });
+        });
+        for (const emitted of await Promise.all(batch)) deliveryIds.push(emitted!.deliveryId);
+      }
+
+      const recorded = new Map<string, number>();
+      const settings = {
+        databaseUrl: DATABASE_URL,
+        schema,
+        ca: receiver.ca,
+        concurrency: 32,
+        leaseMs: LEASE_MS,
+      };
+      for (let index = 0; index < 3; index++) {
+        workers.push(
+          await spawnWorker({ ...settings, report: true }, (message) => {
+            if (message.type !== 'recorded') return;
+            const key = `${message.id}#${message.attempt}`;
+            recorded.set(key, (recorded.get(key) ?? 0) + 1);
+          }),
+        );
+      }
+
+      // Kill one worker while it is busy: it holds leases it will never ack.
+      const victim = workers[0]!;
+      await until(() => receiver.requests.length >= DELIVERIES / 4);
+      await victim.kill();
+      const held = new Set<string>();
+      for (const message of victim.messages) {
+        if (message.type === 'claimed') for (const id of message.ids) held.add(id);
+        if (message.type === 'released') held.delete(message.id);
+      }
+      expect(held.size, 'leases the killed worker held').toBeGreaterThan(0);
+
+      const expected = new Set(deliveryIds.map((id) => `whdel_${id}`));
+      await until(() => new Set(receiver.requests.map(webhookIdOfRequest)).size >= expected.size);
+      await until(async () => {
+        const { rows } = await pool.query(
+          `SELECT count(*)::int AS n FROM "${schema}".webhook_deliveries WHERE status = 'success'`,
+        );
+        return rows[0].n === DELIVERIES;
+      });
+
+      // Every delivery arrived, and nothing else did.
+      const seen = receiver.requests.map(webhookIdOfRequest);
+      expect(new Set(seen)).toEqual(expected);
+      // Each (delivery, attempt) was recorded exactly once across all processes.
+      expect([...recorded.values()].every((count) => count === 1)).toBe(true);
+      const { rows } = await pool.query(
+        `SELECT attempt, count(*)::int AS n, count(claim_id)::int AS claimed, count(run_at)::int AS queued
+             FROM "${schema}".webhook_deliveries GROUP BY attempt`,
+      );
+      expect(rows).toEqual([{ attempt: 1, n: DELIVERIES, claimed: 0, queued: 0 }]);
+      // The killed worker's leased rows came back and a survivor recorded them.
+      const recordedBySurvivors = new Set(
+        workers
+          .slice(1)
+          .flatMap((worker) => worker.messages)
+          .flatMap((message) => (message.type === 'recorded' ? [message.id] : [])),
+      );
+      expect([...held].some((id) => recordedBySurvivors.has(id))).toBe(true);
+      // Only those rows may reach the receiver twice (at-least-once), and then with the same webhookId.
+      const counts = new Map<string, number>();
+      for (const id of seen) counts.set(id, (counts.get(id) ?? 0) + 1);
+      const repeated = [...counts].filter(([, count]) => count > 1).map(([id]) => id.slice('whdel_'.length));
+      expect(
+        repeated.every((id) => held.has(id)),
+        'only the killed worker’s deliveries repeat',
+      ).toBe(true);
+      console.info(
+        `workers.pg: killed worker held ${held.size} leases; ${repeated.length} deliveries reached the receiver twice`,
+      );
+    } finally {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await receiver.close();
+      await drop();
+      await pool.end();
+    }
+  }, 60_000);
+});
