@@ -32,6 +32,11 @@ export default defineConfig({
       })),
       {
         extends: true as const,
+        // The guides' code samples (docs/examples) run here, and the guides must show them verbatim.
+        test: { name: 'docs', include: ['docs/test/**/*.test.ts'] },
+      },
+      {
+        extends: true as const,
         test: {
           name: 'examples',
           include: ['examples/*/test/**/*.test.ts', 'internal/*/test/**/*.test.ts'],

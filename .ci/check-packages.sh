@@ -11,6 +11,11 @@ bin="$PWD/node_modules/.bin"
 status=0
 for dir in $(node .ci/public-packages.mjs); do
   printf '\n--- %s\n' "$dir"
+  # npm packs README, LICENSE and CHANGELOG from the package directory only.
+  for file in README.md CHANGELOG.md LICENSE; do
+    [ -f "$dir/$file" ] || { echo "$dir/$file is missing" >&2; status=1; }
+  done
+  cmp -s LICENSE "$dir/LICENSE" || { echo "$dir/LICENSE differs from the root LICENSE" >&2; status=1; }
   (cd "$dir" && "$bin/publint" --strict) || status=1
   "$bin/attw" --pack "$dir" --profile node16 --no-emoji --no-color || status=1
 done

@@ -39,7 +39,11 @@ async function signAndVerify({ verify, verifyWeb }, assert) {
   const body = JSON.stringify({ webhookId: 'whdel_1', eventType: 'job_created', metadata: {} });
   const header = verify.signWebhook(body, secret);
   assert.deepEqual(verify.verifyWebhook(body, header, secret).webhookId, 'whdel_1');
-  const envelope = await verifyWeb.verifyWebhookAsync(body, await verifyWeb.signWebhookAsync(body, secret), secret);
+  const envelope = await verifyWeb.verifyWebhookAsync(
+    body,
+    await verifyWeb.signWebhookAsync(body, secret),
+    secret,
+  );
   assert.equal(envelope.eventType, 'job_created');
   assert.throws(() => verify.verifyWebhook(`${body} `, header, secret), verify.WebhookVerificationError);
 }

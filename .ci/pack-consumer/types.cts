@@ -1,5 +1,10 @@
 // Type consumer (CJS resolution: the `require` condition's .d.cts files).
-import { createMemoryQueue, createMemoryStore, createWebhookService, type WebhookService } from '@svc/webhooks-core';
+import {
+  createMemoryQueue,
+  createMemoryStore,
+  createWebhookService,
+  type WebhookService,
+} from '@svc/webhooks-core';
 import { createOpenTelemetryHooks } from '@svc/webhooks-core/otel';
 import { createWebhooksRouter } from '@svc/webhooks-express';
 import { createPgStore } from '@svc/webhooks-pg';

@@ -43,7 +43,12 @@ export const webhooks = createWebhookService({
 });
 
 // emit is type-checked against the catalogue: a misspelt type or field does not compile.
-export async function onFulfilmentStarted(agencyId: string, jobId: string, fulfilmentId: string, providerId: string) {
+export async function onFulfilmentStarted(
+  agencyId: string,
+  jobId: string,
+  fulfilmentId: string,
+  providerId: string,
+) {
   return webhooks.emit({
     agencyId,
     eventType: 'job_fulfilment_started',

@@ -23,7 +23,8 @@ export function createObservedWebhooks(
     queue,
     logger,
     hooks: combineHooks(createOpenTelemetryHooks({ countPending }), {
-      onFailed: (delivery) => logger.info({ deliveryId: delivery.id }, 'agency notified of a failed delivery'),
+      onFailed: (delivery) =>
+        logger.info({ deliveryId: delivery.id }, 'agency notified of a failed delivery'),
     }),
   });
   const worker = createWorker(webhooks);

@@ -43,7 +43,10 @@ describe('getting started: sender and receiver samples', () => {
     const { port } = server!.address() as AddressInfo;
     const response = await fetch(`http://127.0.0.1:${port}/webhooks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-signature': `t=${Date.now()},v1=${'0'.repeat(64)}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-service-signature': `t=${Date.now()},v1=${'0'.repeat(64)}`,
+      },
       body: '{}',
     });
     expect(response.status).toBe(401);

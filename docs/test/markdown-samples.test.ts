@@ -41,7 +41,9 @@ describe('docs/README.md', () => {
 
 describe('docs/examples', () => {
   it('holds no sample that a guide does not show', () => {
-    const shown = new Set(GUIDES.flatMap((guide) => codeBlocksOf(readDoc(guide)).map((block) => block.sample)));
+    const shown = new Set(
+      GUIDES.flatMap((guide) => codeBlocksOf(readDoc(guide)).map((block) => block.sample)),
+    );
     expect(sampleFiles().filter((file) => !shown.has(file))).toEqual([]);
   });
 });

@@ -37,8 +37,18 @@ export interface IdGeneratorOptions {
   fillRandom?: (bytes: Uint8Array) => void;
 }
 
+// One getRandomValues call per id costs more than the rest of the id; draw
+// from a pool refilled 4 KiB at a time instead (the bytes are just as random).
+const RANDOM_POOL = new Uint8Array(4096);
+let randomPoolOffset = RANDOM_POOL.length;
+
 function defaultFillRandom(bytes: Uint8Array): void {
-  globalThis.crypto.getRandomValues(bytes);
+  if (randomPoolOffset + bytes.length > RANDOM_POOL.length) {
+    globalThis.crypto.getRandomValues(RANDOM_POOL);
+    randomPoolOffset = 0;
+  }
+  bytes.set(RANDOM_POOL.subarray(randomPoolOffset, randomPoolOffset + bytes.length));
+  randomPoolOffset += bytes.length;
 }
 
 /** Writes the 16 bytes of a UUID in the canonical 8-4-4-4-12 form. */

@@ -219,8 +219,21 @@ function byDueTime(a: DeliveryRecord, b: DeliveryRecord): number {
 
 /** Writes exactly the fields an update owns; identity and event fields never change. */
 function applyUpdate(current: DeliveryRecord, update: DeliveryUpdate): DeliveryRecord {
+  // Field by field rather than `{ ...current }`: object spread is many times
+  // slower on Node 20, and this runs once per attempt.
   return {
-    ...current,
+    id: current.id,
+    agencyId: current.agencyId,
+    eventId: current.eventId,
+    eventType: current.eventType,
+    entityType: current.entityType,
+    entityId: current.entityId,
+    parentEntityId: current.parentEntityId,
+    createdById: current.createdById,
+    createdByRole: current.createdByRole,
+    payload: current.payload,
+    createdOn: current.createdOn,
+    createdAt: current.createdAt,
     status: update.status,
     attempt: update.attempt,
     maxAttempts: update.maxAttempts,
@@ -245,7 +258,7 @@ function copyDelivery(record: DeliveryRecord): DeliveryRecord {
     parentEntityId: record.parentEntityId,
     createdById: record.createdById,
     createdByRole: record.createdByRole,
-    payload: structuredClone(record.payload),
+    payload: clonePayload(record.payload),
     createdOn: record.createdOn,
     createdAt: record.createdAt,
     status: record.status,
@@ -261,7 +274,30 @@ function copyDelivery(record: DeliveryRecord): DeliveryRecord {
 }
 
 function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {
-  return { ...config, subscribedEventTypes: [...config.subscribedEventTypes] };
+  return {
+    id: config.id,
+    agencyId: config.agencyId,
+    webhookUrl: config.webhookUrl,
+    signingSecret: config.signingSecret,
+    enabled: config.enabled,
+    subscribedEventTypes: config.subscribedEventTypes.slice(),
+    createdAt: config.createdAt,
+    updatedAt: config.updatedAt,
+  };
+}
+
+/**
+ * Deep copy of a payload. Payloads are JSON data (they are sent as JSON), which
+ * a plain recursive copy handles several times faster than structuredClone; any
+ * other kind of object (a Date a custom schema produced, say) falls back to it.
+ */
+function clonePayload<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(clonePayload) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = clonePayload((value as Record<string, unknown>)[key]);
+  return copy as T;
 }
 
 /** Index of the first id that is not less than `id` (ids compare as strings). */

@@ -42,17 +42,6 @@ function failureMessage(outcome: AttemptOutcome): string {
   return outcome.errorKind ? FALLBACK_ERROR_MESSAGES[outcome.errorKind] : 'The attempt failed.';
 }
 
-/** The fields every recorded attempt sets, whatever its result. */
-function attemptFields(record: DeliveryRecord, outcome: AttemptOutcome, now: number) {
-  return {
-    attempt: record.attempt + 1,
-    maxAttempts: record.maxAttempts,
-    lastAttemptAt: now,
-    lastResponseCode: outcome.statusCode,
-    lastResponseExcerpt: outcome.responseExcerpt,
-  };
-}
-
 /**
  * The record's next state after an attempt with `outcome` made at `now`.
  *
@@ -72,17 +61,21 @@ export function applyAttemptOutcome(
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): DeliveryUpdate {
-  const fields = attemptFields(record, outcome, now);
-  if (outcome.ok) {
-    return { ...fields, status: 'success', nextRetryAt: null, deliveredAt: now, lastErrorMessage: null };
-  }
-  const attemptsLeft = fields.attempt < record.maxAttempts;
+  const attempt = record.attempt + 1;
+  const failed = !outcome.ok;
+  const attemptsLeft = failed && attempt < record.maxAttempts;
+  // One object literal, no spread: this runs once per attempt and object spread
+  // is many times slower on Node 20.
   return {
-    ...fields,
-    status: attemptsLeft ? 'pending' : 'failed',
-    nextRetryAt: attemptsLeft ? now + retryDelayMs(fields.attempt, outcome, policy, random) : null,
-    deliveredAt: record.deliveredAt,
-    lastErrorMessage: failureMessage(outcome),
+    status: outcome.ok ? 'success' : attemptsLeft ? 'pending' : 'failed',
+    attempt,
+    maxAttempts: record.maxAttempts,
+    nextRetryAt: attemptsLeft ? now + retryDelayMs(attempt, outcome, policy, random) : null,
+    lastAttemptAt: now,
+    deliveredAt: outcome.ok ? now : record.deliveredAt,
+    lastResponseCode: outcome.statusCode,
+    lastErrorMessage: failed ? failureMessage(outcome) : null,
+    lastResponseExcerpt: outcome.responseExcerpt,
   };
 }
 

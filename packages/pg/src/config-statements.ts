@@ -4,6 +4,7 @@ import { type Statement, statement } from './statement';
 /** The store's SQL on the configurations table of one schema. */
 export interface ConfigStatements {
   get: Statement;
+  getMany: Statement;
   upsert: Statement;
   setSecret: Statement;
   remove: Statement;
@@ -17,6 +18,7 @@ export function configStatements(schema: SchemaName): ConfigStatements {
   const table = `${schema.quoted}.webhook_configs`;
   return {
     get: statement(`SELECT ${CONFIG_COLUMNS} FROM ${table} WHERE agency_id = $1`),
+    getMany: statement(`SELECT ${CONFIG_COLUMNS} FROM ${table} WHERE agency_id = ANY ($1::text[])`),
     // One atomic statement, so two concurrent first PUTs make one configuration.
     // `xmax = 0` holds only for a row version this statement inserted (an
     // updated version carries the updating transaction's id), which is how the

@@ -1,4 +1,10 @@
-import type { CreatedByRole, DeliveryRecord, DeliveryStatus, DeliveryUpdate } from '@svc/webhooks-core';
+import type {
+  CreatedByRole,
+  DeliveryExpectation,
+  DeliveryRecord,
+  DeliveryStatus,
+  DeliveryUpdate,
+} from '@svc/webhooks-core';
 
 /** The record's columns, in the order every SELECT and RETURNING lists them. */
 export const DELIVERY_COLUMNS =
@@ -102,17 +108,34 @@ export function insertParams(record: DeliveryRecord): unknown[] {
   ];
 }
 
-/** Parameters $4..$12 of the compare-and-set statement. */
-export function updateParams(update: DeliveryUpdate): unknown[] {
+/** One compare-and-set of a batch: the expectation, the update and the claim to settle. */
+export interface CompareAndSetInput {
+  deliveryId: string;
+  expected: DeliveryExpectation;
+  update: DeliveryUpdate;
+  /** The claim this process holds on the delivery; null when none. */
+  claimId: string | null;
+  /** Where the settled entry goes: due again at this time, or removed when null. */
+  settleRunAt: number | null;
+}
+
+/** Parameters $1..$14 of the batched compare-and-set: one array per field, in input order. */
+export function compareAndSetParams(inputs: readonly CompareAndSetInput[]): unknown[][] {
+  const column = (pick: (input: CompareAndSetInput) => unknown) => inputs.map(pick);
   return [
-    update.status,
-    update.attempt,
-    update.maxAttempts,
-    update.nextRetryAt,
-    update.lastAttemptAt,
-    update.deliveredAt,
-    update.lastResponseCode,
-    update.lastErrorMessage,
-    update.lastResponseExcerpt,
+    column((input) => input.deliveryId),
+    column((input) => input.expected.attempt),
+    column((input) => input.expected.status),
+    column((input) => input.update.status),
+    column((input) => input.update.attempt),
+    column((input) => input.update.maxAttempts),
+    column((input) => input.update.nextRetryAt),
+    column((input) => input.update.lastAttemptAt),
+    column((input) => input.update.deliveredAt),
+    column((input) => input.update.lastResponseCode),
+    column((input) => input.update.lastErrorMessage),
+    column((input) => input.update.lastResponseExcerpt),
+    column((input) => input.claimId),
+    column((input) => input.settleRunAt),
   ];
 }

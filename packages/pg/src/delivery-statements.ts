@@ -11,7 +11,7 @@ export interface DeliveryStatements {
   listBefore: Statement;
   listByStatus: Statement;
   listByStatusBefore: Statement;
-  compareAndSet: Statement;
+  compareAndSetMany: Statement;
   listDuePending: Statement;
   purgeBatch: Statement;
 }
@@ -49,12 +49,42 @@ export function deliveryStatements(schema: SchemaName): DeliveryStatements {
     listBefore: list('agency_id = $1 AND id < $3'),
     listByStatus: list('agency_id = $1 AND status = $3'),
     listByStatusBefore: list('agency_id = $1 AND status = $3 AND id < $4'),
-    compareAndSet: statement(
-      `UPDATE ${table}
-          SET status = $4, attempt = $5, max_attempts = $6, next_retry_at = $7, last_attempt_at = $8,
-              delivered_at = $9, last_response_code = $10, last_error_message = $11, last_response_excerpt = $12
-        WHERE id = $1 AND attempt = $2 AND status = $3
-        RETURNING ${DELIVERY_COLUMNS}`,
+    // Compare-and-set of a batch of deliveries (one array per field, see
+    // compareAndSetParams). Each row is written only when its stored attempt and
+    // status still match; when it also still carries the claim this process
+    // holds (`claim_id`), the same write settles that claim: the queue entry is
+    // due again at `settle_run_at`, or removed when that is null. FOR UPDATE in the
+    // CTE (in id order, so two batches cannot deadlock) reads the latest version
+    // of each row, which makes `settled` exact.
+    compareAndSetMany: statement(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[],
+                              $8::bigint[], $9::bigint[], $10::int[], $11::text[], $12::text[], $13::text[],
+                              $14::bigint[])
+           AS i(id, expected_attempt, expected_status, status, attempt, max_attempts, next_retry_at,
+                last_attempt_at, delivered_at, last_response_code, last_error_message, last_response_excerpt,
+                claim_id, settle_run_at)
+       ), current AS (
+         SELECT d.id, COALESCE(d.claim_id = i.claim_id, false) AS settled
+           FROM ${table} AS d
+           JOIN input AS i ON d.id = i.id AND d.attempt = i.expected_attempt AND d.status = i.expected_status
+          ORDER BY d.id
+          FOR UPDATE OF d
+       )
+       UPDATE ${table} AS d
+          SET status = i.status, attempt = i.attempt, max_attempts = i.max_attempts,
+              next_retry_at = i.next_retry_at, last_attempt_at = i.last_attempt_at, delivered_at = i.delivered_at,
+              last_response_code = i.last_response_code, last_error_message = i.last_error_message,
+              last_response_excerpt = i.last_response_excerpt,
+              run_at = CASE WHEN c.settled THEN i.settle_run_at ELSE d.run_at END,
+              lease_until = CASE WHEN c.settled THEN NULL ELSE d.lease_until END,
+              claim_id = CASE WHEN c.settled THEN NULL ELSE d.claim_id END
+         FROM current AS c
+         JOIN input AS i ON i.id = c.id
+        WHERE d.id = c.id
+        RETURNING ${DELIVERY_COLUMNS.split(', ')
+          .map((column) => `d.${column}`)
+          .join(', ')}, c.settled`,
     ),
     // A row a worker holds right now is being attempted, not lost: leaving it out
     // keeps a recovery sweep from pulling the entry out from under that worker.

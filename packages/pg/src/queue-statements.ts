@@ -1,3 +1,4 @@
+import { DELIVERY_COLUMNS } from './delivery-row';
 import type { SchemaName } from './schema-name';
 import { type Statement, statement } from './statement';
 
@@ -38,7 +39,7 @@ export function queueStatements(schema: SchemaName): QueueStatements {
           SET claim_id = gen_random_uuid()::text, lease_until = $1 + $4
          FROM due
         WHERE d.id = due.id
-       RETURNING d.id, d.agency_id, d.claim_id, d.run_at, d.lease_until`,
+       RETURNING ${qualified('d', DELIVERY_COLUMNS)}, d.claim_id, d.run_at, d.lease_until`,
     ),
     renew: statement(`UPDATE ${table} SET lease_until = $3 WHERE id = $1 AND claim_id = $2`),
     ack: statement(
@@ -53,6 +54,14 @@ export function queueStatements(schema: SchemaName): QueueStatements {
         ORDER BY ${CLAIMABLE_AT} LIMIT 1`,
     ),
   };
+}
+
+/** `a, b` → `d.a, d.b` */
+function qualified(alias: string, columns: string): string {
+  return columns
+    .split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
 }
 
 /** The NOTIFY channel of a schema (the migration's trigger uses the same form). */

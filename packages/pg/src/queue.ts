@@ -7,6 +7,7 @@ import {
   WebhookError,
 } from '@svc/webhooks-core';
 import type { Pool } from 'pg';
+import { type DeliveryRow, toDeliveryRecord } from './delivery-row';
 import { queueStatements, wakeupChannel } from './queue-statements';
 import { schemaContext } from './schema-context';
 import { parseSchemaName } from './schema-name';
@@ -47,9 +48,7 @@ export interface PgQueueOptions {
   onError?: (error: unknown) => void;
 }
 
-interface ClaimRow {
-  id: string;
-  agency_id: string;
+interface ClaimRow extends DeliveryRow {
   claim_id: string;
   run_at: string;
   lease_until: string;
@@ -105,6 +104,7 @@ class PgDeliveryQueue implements DeliveryQueue {
 
   async enqueue(entry: QueueEntry, options?: TransactionOptions): Promise<void> {
     const target = transactionTarget(this.#pool, options);
+    this.#context.claims.released(entry.deliveryId);
     if (this.#context.fresh.take(entry.deliveryId, entry.runAt, options?.transaction)) return;
     await this.#context.ensureMigrated();
     const result = await target.query(this.#config(this.#sql.enqueue, [entry.deliveryId, entry.runAt]));
@@ -135,24 +135,34 @@ class PgDeliveryQueue implements DeliveryQueue {
       options.excludeAgencies ?? [],
       options.leaseMs,
     ]);
-    return rows.map((row) => ({
-      deliveryId: row.id,
-      agencyId: row.agency_id,
-      claimId: row.claim_id,
-      runAt: Number(row.run_at),
-      leaseUntil: Number(row.lease_until),
-    }));
+    return rows.map((row) => {
+      this.#context.claims.claimed(row.claim_id, toDeliveryRecord(row));
+      return {
+        deliveryId: row.id,
+        agencyId: row.agency_id,
+        claimId: row.claim_id,
+        runAt: Number(row.run_at),
+        leaseUntil: Number(row.lease_until),
+      };
+    });
   }
 
-  renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
-    return this.#onClaim(this.#sql.renew, [claim.deliveryId, claim.claimId, now + leaseMs]);
+  async renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
+    const held = await this.#onClaim(this.#sql.renew, [claim.deliveryId, claim.claimId, now + leaseMs]);
+    if (!held) this.#context.claims.released(claim.deliveryId, claim.claimId);
+    return held;
   }
 
-  ack(claim: Claim): Promise<boolean> {
+  async ack(claim: Claim): Promise<boolean> {
+    // Already done by the compare-and-set that recorded the attempt (see ClaimLedger).
+    if (this.#context.claims.takeSettled(claim.claimId, null)) return true;
+    this.#context.claims.released(claim.deliveryId, claim.claimId);
     return this.#onClaim(this.#sql.ack, [claim.deliveryId, claim.claimId]);
   }
 
-  reschedule(claim: Claim, runAt: number): Promise<boolean> {
+  async reschedule(claim: Claim, runAt: number): Promise<boolean> {
+    if (this.#context.claims.takeSettled(claim.claimId, runAt)) return true;
+    this.#context.claims.released(claim.deliveryId, claim.claimId);
     return this.#onClaim(this.#sql.reschedule, [claim.deliveryId, claim.claimId, runAt]);
   }
 

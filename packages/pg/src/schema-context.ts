@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { ClaimLedger } from './claim-ledger';
 import { FreshEntries } from './fresh-entries';
 import { createSchemaCheck } from './schema-check';
 import type { SchemaName } from './schema-name';
@@ -6,11 +7,12 @@ import type { SchemaName } from './schema-name';
 /**
  * State shared by every store and queue built on the same pool and schema, so
  * that `createPgStore` and `createPgQueue` made separately still cooperate (the
- * emit fast path) and the schema version is checked once.
+ * emit fast path, the claim ledger) and the schema version is checked once.
  */
 export interface SchemaContext {
   ensureMigrated: () => Promise<void>;
   fresh: FreshEntries;
+  claims: ClaimLedger;
 }
 
 const contexts = new WeakMap<Pool, Map<string, SchemaContext>>();
@@ -24,7 +26,7 @@ export function schemaContext(pool: Pool, schema: SchemaName): SchemaContext {
   }
   let context = bySchema.get(schema.name);
   if (!context) {
-    context = { ensureMigrated: createSchemaCheck(pool, schema), fresh: new FreshEntries() };
+    context = { ensureMigrated: createSchemaCheck(pool, schema), fresh: new FreshEntries(), claims: new ClaimLedger() };
     bySchema.set(schema.name, context);
   }
   return context;

@@ -11,7 +11,15 @@ import type {
 import type { Pool } from 'pg';
 import { type ConfigRow, toConfigRecord } from './config-row';
 import { configStatements } from './config-statements';
-import { type DeliveryRow, initialRunAt, insertParams, toDeliveryRecord, updateParams } from './delivery-row';
+import { CallBatcher } from './call-batcher';
+import {
+  type CompareAndSetInput,
+  compareAndSetParams,
+  type DeliveryRow,
+  initialRunAt,
+  insertParams,
+  toDeliveryRecord,
+} from './delivery-row';
 import { deliveryStatements } from './delivery-statements';
 import { schemaContext } from './schema-context';
 import { parseSchemaName } from './schema-name';
@@ -40,6 +48,9 @@ export interface PgStoreOptions {
  */
 const PURGE_BATCH = 5_000;
 
+/** Most calls one coalesced statement serves (config reads, compare-and-sets). */
+const BATCH_LIMIT = 100;
+
 /**
  * Creates the PostgreSQL {@link WebhookStore}. It takes the host's `pg.Pool` and
  * never ends it. Run {@link migrate} first; the first call on an unmigrated
@@ -67,11 +78,34 @@ export function createPgStore(pool: Pool, options: PgStoreOptions = {}): Webhook
   const oneConfig = (rows: ConfigRow[]) => (rows[0] ? toConfigRecord(rows[0]) : null);
   const oneDelivery = (rows: DeliveryRow[]) => (rows[0] ? toDeliveryRecord(rows[0]) : null);
 
+  // Every attempt reads its agency's configuration and records its outcome:
+  // both are coalesced across concurrent callers (see CallBatcher).
+  const configReads = new CallBatcher<string, ConfigRow | undefined>(
+    async (agencyIds) => {
+      const rows = await query<ConfigRow>(configs.getMany, [[...new Set(agencyIds)]]);
+      const byAgency = new Map(rows.map((row) => [row.agency_id, row]));
+      return agencyIds.map((agencyId) => byAgency.get(agencyId));
+    },
+    { maxBatch: BATCH_LIMIT },
+  );
+  const compareAndSets = new CallBatcher<CompareAndSetInput, (DeliveryRow & { settled: boolean }) | undefined>(
+    async (inputs) => {
+      const rows = await query<DeliveryRow & { settled: boolean }>(
+        deliveries.compareAndSetMany,
+        compareAndSetParams(inputs),
+      );
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return inputs.map((input) => byId.get(input.deliveryId));
+    },
+    { maxBatch: BATCH_LIMIT, keyOf: (input) => input.deliveryId },
+  );
+
   return {
     capabilities: { transactions: true, purge: true },
 
     async getConfig(agencyId: string): Promise<WebhookConfigRecord | null> {
-      return oneConfig(await query<ConfigRow>(configs.get, [agencyId]));
+      const row = await configReads.call(agencyId);
+      return row ? toConfigRecord(row) : null;
     },
 
     async upsertConfig(input: UpsertConfigInput) {
@@ -118,6 +152,8 @@ export function createPgStore(pool: Pool, options: PgStoreOptions = {}): Webhook
     },
 
     async getDelivery(deliveryId: string): Promise<DeliveryRecord | null> {
+      const snapshot = context.claims.takeSnapshot(deliveryId);
+      if (snapshot) return snapshot;
       return oneDelivery(await query<DeliveryRow>(deliveries.get, [deliveryId]));
     },
 
@@ -128,14 +164,13 @@ export function createPgStore(pool: Pool, options: PgStoreOptions = {}): Webhook
     },
 
     async updateDelivery(deliveryId: string, expected: DeliveryExpectation, update: DeliveryUpdate) {
-      return oneDelivery(
-        await query<DeliveryRow>(deliveries.compareAndSet, [
-          deliveryId,
-          expected.attempt,
-          expected.status,
-          ...updateParams(update),
-        ]),
-      );
+      context.claims.wrote(deliveryId);
+      const claimId = context.claims.heldClaim(deliveryId) ?? null;
+      // Where the worker's next call (ack or reschedule) would put the entry.
+      const settleRunAt = update.status === 'pending' ? update.nextRetryAt : null;
+      const row = await compareAndSets.call({ deliveryId, expected, update, claimId, settleRunAt });
+      if (row?.settled && claimId !== null) context.claims.settled(deliveryId, claimId, settleRunAt);
+      return row ? toDeliveryRecord(row) : null;
     },
 
     async listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]> {

@@ -39,17 +39,27 @@ end
 export const enqueueScript = new LuaScript(
   'enqueue',
   `${SHARED_LUA}
-local base, id, agency = ARGV[1], ARGV[3], ARGV[4]
+local base, id, agency, run_at = ARGV[1], ARGV[3], ARGV[4], ARGV[5]
 local previous = redis.call('HGET', KEYS[3], id)
-if previous and previous ~= agency then
-  redis.call('ZREM', base .. 'due:' .. previous, id)
-  refresh_ready(base, KEYS[1], previous)
+local due = base .. 'due:' .. agency
+if not previous then
+  -- A new entry (the common case, from emit): it can only make its agency due earlier.
+  redis.call('HSET', KEYS[3], id, agency)
+  redis.call('ZADD', due, run_at, id)
+  local head = redis.call('ZSCORE', KEYS[1], agency)
+  if not head or tonumber(run_at) < tonumber(head) then redis.call('ZADD', KEYS[1], run_at, agency) end
+else
+  -- A replacement: drop any claim, move the entry, and recompute the heads it may have been.
+  if previous ~= agency then
+    redis.call('ZREM', base .. 'due:' .. previous, id)
+    refresh_ready(base, KEYS[1], previous)
+    redis.call('HSET', KEYS[3], id, agency)
+  end
+  redis.call('HDEL', KEYS[4], id)
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZADD', due, run_at, id)
+  refresh_ready(base, KEYS[1], agency)
 end
-redis.call('HSET', KEYS[3], id, agency)
-redis.call('HDEL', KEYS[4], id)
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZADD', base .. 'due:' .. agency, ARGV[5], id)
-refresh_ready(base, KEYS[1], agency)
 redis.call('PUBLISH', ARGV[2], '1')
 return 1
 `,

@@ -1,0 +1,76 @@
+/**
+ * Coalesces calls made in the same turn of the event loop into one statement.
+ *
+ * A worker with 64 attempts in flight records dozens of them within a few
+ * milliseconds; sending each as its own statement costs a round trip and a
+ * commit apiece, and on a small machine the database's per-statement work, not
+ * the HTTP, becomes the ceiling. Calls are gathered until the event loop has
+ * handled the I/O that is ready (`setImmediate`), so a lone call waits for no
+ * timer and goes out at once.
+ *
+ * `run` receives the inputs in call order and returns one output per input.
+ * When `keyOf` is given, a batch never holds two inputs with the same key (the
+ * later one goes into the next batch), so a statement never touches one row
+ * twice. If a batch of several fails, each input is retried on its own, so a bad
+ * input fails only its own call.
+ */
+interface QueuedCall<Input, Output> {
+  input: Input;
+  resolve: (output: Output) => void;
+  reject: (error: unknown) => void;
+}
+
+export class CallBatcher<Input, Output> {
+  #queued: QueuedCall<Input, Output>[] = [];
+  #scheduled = false;
+
+  constructor(
+    private readonly run: (inputs: Input[]) => Promise<Output[]>,
+    private readonly options: { maxBatch: number; keyOf?: (input: Input) => string },
+  ) {}
+
+  call(input: Input): Promise<Output> {
+    return new Promise<Output>((resolve, reject) => {
+      this.#queued.push({ input, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    let rest = this.#queued;
+    this.#queued = [];
+    while (rest.length > 0) {
+      const batch: QueuedCall<Input, Output>[] = [];
+      const later: QueuedCall<Input, Output>[] = [];
+      const keys = new Set<string>();
+      for (const call of rest) {
+        const key = this.options.keyOf?.(call.input);
+        if (batch.length >= this.options.maxBatch || (key !== undefined && keys.has(key))) {
+          later.push(call);
+          continue;
+        }
+        if (key !== undefined) keys.add(key);
+        batch.push(call);
+      }
+      void this.#runBatch(batch);
+      rest = later;
+    }
+  }
+
+  async #runBatch(batch: QueuedCall<Input, Output>[]): Promise<void> {
+    try {
+      const outputs = await this.run(batch.map((call) => call.input));
+      batch.forEach((call, index) => call.resolve(outputs[index] as Output));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]?.reject(error);
+        return;
+      }
+      for (const call of batch) void this.#runBatch([call]);
+    }
+  }
+}
