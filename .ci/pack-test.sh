@@ -16,7 +16,18 @@ echo "packing into $work/tarballs"
 for dir in $(cd "$root" && node .ci/public-packages.mjs); do
   (cd "$root/$dir" && pnpm pack --pack-destination "$work/tarballs" >/dev/null)
 done
-ls "$work/tarballs"
+for tarball in "$work"/tarballs/*.tgz; do
+  contents="$(tar -tzf "$tarball")"
+  # What users download: the build, the docs and the licence, no sources or tests.
+  for required in package/package.json package/LICENSE package/README.md package/CHANGELOG.md; do
+    grep -qx "$required" <<<"$contents" || { echo "$(basename "$tarball") lacks $required" >&2; exit 1; }
+  done
+  if grep -qE '^package/(src|test)/' <<<"$contents"; then
+    echo "$(basename "$tarball") ships sources or tests" >&2
+    exit 1
+  fi
+  echo "$(basename "$tarball"): $(wc -l <<<"$contents") files"
+done
 
 cp "$root"/.ci/pack-consumer/* "$work/consumer/"
 node "$root/.ci/pack-consumer-manifest.mjs" "$work/tarballs" >"$work/consumer/package.json"
@@ -35,5 +46,9 @@ done
 
 node esm.mjs
 node cjs.cjs
+# The same consumers on the newer Node lines (node binaries come from the npm registry).
+for major in ${PACK_TEST_EXTRA_NODES-22 24}; do
+  echo "node $major: $(npx -y -p "node@$major" node esm.mjs) / $(npx -y -p "node@$major" node cjs.cjs)"
+done
 "$root/node_modules/.bin/tsc" -p tsconfig.json
 echo "tsc consumer: ok"

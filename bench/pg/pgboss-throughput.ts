@@ -69,14 +69,30 @@ async function insertJobs(boss: PgBoss, count: number, url: string): Promise<voi
   }
 }
 
+/** How pg-boss consumes the jobs in a drain. */
+export type PgBossMode = 'work' | 'fetch-loop';
+
 /**
- * pg-boss draining `count` queued jobs with `concurrency` requests in flight:
- * `loops` fetch loops, each fetching `concurrency / loops` jobs, sending them all
- * at once and completing them in one call. A loop fetches again at once while
- * jobs keep coming (pg-boss's own `work()` would pause for its polling interval,
- * at least 500 ms, between batches), so this is pg-boss at its fastest.
+ * pg-boss draining `count` queued jobs with `concurrency` requests in flight.
+ *
+ * `work`: pg-boss's own worker API, `loops` workers registered with
+ * `work(queue, { batchSize: concurrency / loops, pollingIntervalSeconds: 0.5 })`
+ * (0.5 s is the smallest interval pg-boss accepts), each handler sending its
+ * batch at once. This is how pg-boss is meant to be used.
+ *
+ * `fetch-loop`:
+ `loops` hand-written loops, each fetching `concurrency / loops` jobs, sending
+ * them all at once and completing them in one call, and fetching again at once
+ * while jobs keep coming (where `work()` may pause for its polling interval). This
+ * is pg-boss at its fastest, though not its documented worker.
  */
-export async function drainWithPgBoss(receiver: ReceiverProcess, count: number, concurrency: number, loops: number) {
+export async function drainWithPgBoss(
+  receiver: ReceiverProcess,
+  count: number,
+  concurrency: number,
+  loops: number,
+  mode: PgBossMode,
+): Promise<DrainResult> {
   const boss = await startBoss();
   const sender = createJobSender(receiver.ca, concurrency);
   try {
@@ -99,7 +115,16 @@ export async function drainWithPgBoss(receiver: ReceiverProcess, count: number, 
       }
     };
     const started = performance.now();
-    const running = Array.from({ length: loops }, loop);
+    const running: Promise<unknown>[] = [];
+    for (let index = 0; index < loops; index++) {
+      running.push(
+        mode === 'fetch-loop'
+          ? loop()
+          : boss.work<JobData>(QUEUE, { batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+              await Promise.all(jobs.map((job) => sender.send(job.data, job.id)));
+            }),
+      );
+    }
     await waitForCount(async () => (await receiver.stats()).received, count);
     const seconds = (performance.now() - started) / 1000;
     finished = true;

@@ -58,7 +58,12 @@ export function jobCancelled(index: number) {
     entityId: `job-${index}`,
     createdById: 'agent-1',
     createdByRole: 'Agent' as const,
-    metadata: { jobId: `job-${index}`, agencyId: AGENCY, jobNumber: index, reason: 'Tenant withdrew the request' },
+    metadata: {
+      jobId: `job-${index}`,
+      agencyId: AGENCY,
+      jobNumber: index,
+      reason: 'Tenant withdrew the request',
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { buildEnvelope, newId, serializeEnvelope, type DeliveryRecord } from '@svc/webhooks-core';
+import { buildEnvelope, type DeliveryRecord, newId, serializeEnvelope } from '@svc/webhooks-core';
 import { signWebhook } from '@svc/webhooks-verify';
 import { type Job, Queue, Worker } from 'bullmq';
 import { Pool } from 'undici';
@@ -58,7 +58,8 @@ async function startBullmq(setup: BenchSetup, name: string, concurrency: number,
       const { body, headers } = signedRequest(job.data, setup.secret);
       const response = await pool.request({ method: 'POST', path: url.pathname, body, headers });
       await response.body.dump();
-      if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`HTTP ${response.statusCode}`);
+      if (response.statusCode < 200 || response.statusCode >= 300)
+        throw new Error(`HTTP ${response.statusCode}`);
     },
     { connection, prefix, concurrency },
   );

@@ -1,12 +1,19 @@
+import type { Redis } from 'ioredis';
 import { createWebhookService, createWorker, type WebhookHooks } from '@svc/webhooks-core';
 import { createRedisQueue, createRedisStore } from '../../packages/redis/src/index';
 import { AGENCY, type BenchSetup, jobCancelled, until } from './bench-setup';
 
 /** Our engine on Redis: a service, one worker, the Redis store and queue under a fresh prefix. */
-async function startEngine(setup: BenchSetup, name: string, concurrency: number, hooks: WebhookHooks) {
+async function startEngine(
+  setup: BenchSetup,
+  name: string,
+  concurrency: number,
+  hooks: WebhookHooks,
+  redis: Redis = setup.redis,
+) {
   const prefix = `${setup.prefix}${name}:`;
-  const store = createRedisStore({ redis: setup.redis, prefix });
-  const queue = createRedisQueue({ redis: setup.redis, prefix });
+  const store = createRedisStore({ redis, prefix });
+  const queue = createRedisQueue({ redis, prefix });
   const webhooks = createWebhookService({
     store,
     queue,
@@ -39,9 +46,10 @@ export async function measureEngineThroughput(
   name: string,
   count: number,
   concurrency: number,
+  redis?: Redis,
 ): Promise<number> {
   let delivered = 0;
-  const engine = await startEngine(setup, name, concurrency, { onDelivered: () => void delivered++ });
+  const engine = await startEngine(setup, name, concurrency, { onDelivered: () => void delivered++ }, redis);
   const started = performance.now();
   for (let index = 0; index < count; index++) await engine.webhooks.emit(jobCancelled(index));
   await until(() => delivered >= count, 120_000, `${count} engine deliveries`);

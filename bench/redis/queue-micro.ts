@@ -16,7 +16,12 @@ export interface QueueRate {
 }
 
 /** Lua queue: entries claimed in batches as slots free, acked one by one, like the core worker does. */
-export async function measureLuaQueue(redis: Redis, prefix: string, count: number, concurrency: number): Promise<QueueRate> {
+export async function measureLuaQueue(
+  redis: Redis,
+  prefix: string,
+  count: number,
+  concurrency: number,
+): Promise<QueueRate> {
   const queue = createRedisQueue({ redis, prefix, wakeups: false });
   const now = Date.now();
   let started = performance.now();
@@ -69,7 +74,11 @@ export async function measureLuaQueue(redis: Redis, prefix: string, count: numbe
 }
 
 /** BullMQ: one job per entry, a worker with the same concurrency and a no-op processor. */
-export async function measureBullmqQueue(prefix: string, count: number, concurrency: number): Promise<QueueRate> {
+export async function measureBullmqQueue(
+  prefix: string,
+  count: number,
+  concurrency: number,
+): Promise<QueueRate> {
   const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
   const queue = new Queue('micro', { connection, prefix });
   let started = performance.now();

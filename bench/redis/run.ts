@@ -53,8 +53,13 @@ async function measure(setup: BenchSetup): Promise<Results> {
   for (let round = 1; round <= ROUNDS; round++) {
     results.bullmq.push(await measureBullmqThroughput(setup, `bullmq-${round}`, DELIVERIES, CONCURRENCY));
     results.engine.push(await measureEngineThroughput(setup, `engine-${round}`, DELIVERIES, CONCURRENCY));
-    results.bullmqQueue.push((await measureBullmqQueue(`${setup.prefix}q-bull-${round}`, DELIVERIES, CONCURRENCY)).drainPerSec);
-    results.luaQueue.push((await measureLuaQueue(setup.redis, `${setup.prefix}q-lua-${round}:`, DELIVERIES, CONCURRENCY)).drainPerSec);
+    results.bullmqQueue.push(
+      (await measureBullmqQueue(`${setup.prefix}q-bull-${round}`, DELIVERIES, CONCURRENCY)).drainPerSec,
+    );
+    results.luaQueue.push(
+      (await measureLuaQueue(setup.redis, `${setup.prefix}q-lua-${round}:`, DELIVERIES, CONCURRENCY))
+        .drainPerSec,
+    );
     console.log(
       `round ${round}: end to end engine ${format(results.engine.at(-1)!)}/s vs BullMQ ${format(results.bullmq.at(-1)!)}/s;` +
         ` queue only Lua ${format(results.luaQueue.at(-1)!)}/s vs BullMQ ${format(results.bullmqQueue.at(-1)!)}/s`,
@@ -78,7 +83,10 @@ function report(results: Results): string {
   const bullmq = median(results.bullmq);
   const luaQueue = median(results.luaQueue);
   const bullmqQueue = median(results.bullmqQueue);
-  const engineP99 = percentile([...results.engineLatency].sort((a, b) => a - b), 99);
+  const engineP99 = percentile(
+    [...results.engineLatency].sort((a, b) => a - b),
+    99,
+  );
   const ratio = engine / bullmq;
   return [
     '## Redis adapters versus BullMQ',
@@ -107,7 +115,10 @@ function report(results: Results): string {
     '',
     markdownTable(
       ['path', 'p50', 'p90', 'p99', 'max'],
-      [latencyRow('Redis adapters', results.engineLatency), latencyRow('plain BullMQ', results.bullmqLatency)],
+      [
+        latencyRow('Redis adapters', results.engineLatency),
+        latencyRow('plain BullMQ', results.bullmqLatency),
+      ],
     ),
     '',
     `Bar: p99 under 5 ms — ${engineP99 < 5 ? 'met' : 'missed'}.`,
@@ -118,7 +129,11 @@ function report(results: Results): string {
       ['queue', 'entries/s', 'ratio'],
       [
         ['BullMQ: add → worker → complete', format(bullmqQueue), '1.00×'],
-        ['Lua over sorted sets: enqueue → claim (batched) → ack', format(luaQueue), `${(luaQueue / bullmqQueue).toFixed(2)}×`],
+        [
+          'Lua over sorted sets: enqueue → claim (batched) → ack',
+          format(luaQueue),
+          `${(luaQueue / bullmqQueue).toFixed(2)}×`,
+        ],
       ],
     ),
   ].join('\n');

@@ -31,3 +31,5 @@ export async function onJobCancelled(agencyId: string, jobId: string, jobNumber:
 
 // In every process that should send: claims due deliveries, signs, sends, retries.
 export const worker = createWorker(webhooks);
+await worker.start();
+process.once('SIGTERM', () => void worker.stop()); // finishes the attempts in flight, then stops

@@ -26,7 +26,7 @@ describe('getting started: sender and receiver samples', () => {
     await connectAgency('agency-1', `http://127.0.0.1:${port}/webhooks`);
 
     const emitted = await onJobCancelled('agency-1', 'job-42', 42, 'Duplicate request');
-    await worker.start();
+    expect(worker.running).toBe(true); // the sample starts it
     const delivery = await waitForFinalStatus(emitted!.deliveryId);
 
     expect(delivery).toMatchObject({ status: 'success', attempt: 1, lastResponseCode: 204 });

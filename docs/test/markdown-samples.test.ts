@@ -50,10 +50,9 @@ describe('docs/examples', () => {
 
 describe('docs/events.md', () => {
   it('lists exactly the built-in event types, with their entity types', () => {
-    const rows = [...readDoc('events.md').matchAll(/^\| `([a-z_]+)` \| `([a-z_]+)` \|/gm)].map((match) => [
-      match[1],
-      match[2],
-    ]);
+    const rows = [...readDoc('events.md').matchAll(/^\| `([a-z_]+)`\s*\| `([a-z_]+)`\s*\|/gm)].map(
+      (match) => [match[1], match[2]],
+    );
     expect(rows).toEqual(builtInEvents.map((definition) => [definition.type, definition.entityType]));
   });
 });

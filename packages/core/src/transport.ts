@@ -163,7 +163,7 @@ function policyOutcome(clock: AttemptClock, error: unknown): AttemptOutcome {
 
 function requestHeaders(delivery: OutgoingDelivery, userAgent: string): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(delivery.headers)) headers[name.toLowerCase()] = value;
+  for (const name in delivery.headers) headers[name.toLowerCase()] = delivery.headers[name] as string;
   headers['content-type'] = 'application/json';
   headers['user-agent'] = userAgent;
   return headers;

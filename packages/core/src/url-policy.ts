@@ -187,6 +187,9 @@ async function addressesOf(hostname: string, resolve: HostResolver, timeoutMs: n
   return answers;
 }
 
+/** Most URL-check results kept for IP-literal hosts (the cache is emptied when full). */
+const LITERAL_CACHE_SIZE = 1024;
+
 /**
  * Creates the URL policy used when a configuration is saved and again before
  * every send (on a fresh resolution, so DNS rebinding is caught).
@@ -206,10 +209,15 @@ export function createUrlPolicy(options: UrlPolicyOptions = {}): UrlPolicy {
   const allowPrivateNetworks = options.allowPrivateNetworks ?? false;
   const resolve = options.resolve ?? systemResolver;
   const lookupTimeoutMs = options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
+  // A URL whose host is an IP literal always checks the same way (no DNS is
+  // involved), so its result is kept; a hostname is resolved afresh every time.
+  const literalHosts = new Map<string, CheckedUrl>();
   return {
     allowHttp,
     allowPrivateNetworks,
     async check(url) {
+      const known = literalHosts.get(url);
+      if (known) return known;
       const parsed = assertUrlShape(url, { allowHttp, allowPrivateNetworks });
       const hostname = bareHostname(parsed);
       const addresses = await addressesOf(hostname, resolve, lookupTimeoutMs);
@@ -220,7 +228,12 @@ export function createUrlPolicy(options: UrlPolicyOptions = {}): UrlPolicy {
           `The host "${hostname}" resolves to a private, loopback or reserved address; webhooks go to public addresses only.`,
         );
       }
-      return { url: parsed, hostname, addresses };
+      const checked = { url: parsed, hostname, addresses };
+      if (isIP(hostname) !== 0) {
+        if (literalHosts.size >= LITERAL_CACHE_SIZE) literalHosts.clear();
+        literalHosts.set(url, checked);
+      }
+      return checked;
     },
   };
 }

@@ -11,5 +11,7 @@ export type { RedisDeliveryQueue, RedisQueueCounts, RedisQueueOptions } from './
 export { createRedisQueue } from './queue';
 export type { RecoverySweep, RecoverySweepOptions, SweepableQueue } from './recovery-sweep';
 export { createRecoverySweep } from './recovery-sweep';
+export type { RedisWebhooks, RedisWebhooksOptions } from './redis-webhooks';
+export { createRedisWebhooks } from './redis-webhooks';
 export type { RedisStoreOptions, RedisWebhookStore } from './store';
 export { createRedisStore } from './store';

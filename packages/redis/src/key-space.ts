@@ -48,6 +48,11 @@ export function queueKeyNames(prefix: string): QueueKeyNames {
   };
 }
 
+/** The four keys every queue script declares, in the order the scripts expect. */
+export function queueScriptKeys(keys: QueueKeyNames): string[] {
+  return [keys.ready, keys.leases, keys.agencies, keys.claims];
+}
+
 /** The store's key names under `prefix`. */
 export function storeKeyNames(prefix: string): StoreKeyNames {
   const base = `${prefix}{store}:`;

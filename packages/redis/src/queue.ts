@@ -9,8 +9,9 @@ import {
   WebhookError,
 } from '@svc/webhooks-core';
 import { abortableSleep, withinTime } from './abortable-sleep';
-import { quitClient, type RedisConnection, resolveConnection } from './connection';
-import { DEFAULT_KEY_PREFIX, type QueueKeyNames, queueKeyNames } from './key-space';
+import { quitClient, type RedisConnection, type ResolvedConnection, resolveConnection } from './connection';
+import { DEFAULT_KEY_PREFIX, type QueueKeyNames, queueKeyNames, queueScriptKeys } from './key-space';
+import type { QueueHandOff } from './queue-hand-off';
 import {
   ackScript,
   anyDueScript,
@@ -95,7 +96,18 @@ export interface RedisDeliveryQueue extends DeliveryQueue {
  * const webhooks = createWebhookService({ store, queue });
  */
 export function createRedisQueue(options: RedisQueueOptions = {}): RedisDeliveryQueue {
-  const { client, owned } = resolveConnection(options.redis);
+  return buildRedisQueue(resolveConnection(options.redis), options);
+}
+
+/**
+ * The queue over an already resolved connection. `handOff` links it to a store
+ * that changes queue entries itself (see redis-webhooks.ts).
+ */
+export function buildRedisQueue(
+  { client, owned }: ResolvedConnection,
+  options: Omit<RedisQueueOptions, 'redis'>,
+  handOff?: QueueHandOff,
+): RedisDeliveryQueue {
   const keys = queueKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
   const clock = options.clock ?? Date.now;
   const recoverBatch = options.recoverBatch ?? 1000;
@@ -103,14 +115,28 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
     (await anyDueScript.run(client, [keys.ready], [clock()])) === 1;
   const listener =
     options.wakeups === false ? null : new WakeupListener(client, keys.wakeChannel, hasDueWork);
-  const all = [keys.ready, keys.leases, keys.agencies, keys.claims];
+  /** Every script's keys, and the first two arguments each takes. */
+  const all = queueScriptKeys(keys);
+  const head = [keys.base, keys.wakeChannel];
   let closed = false;
+
+  /**
+   * What the last claim found when it came back empty. The core worker waits
+   * right after an empty claim, so this answer, a moment old, spares the wait a
+   * round trip; an enqueue in between still wakes the wait through pub/sub.
+   */
+  let lastEmptyClaim: { at: number; now: number; nextDue: number | null } | null = null;
 
   /** Ms until the earliest scheduled entry or lease falls due (Infinity: none). Never rejects. */
   const untilNextDue = async (): Promise<number> => {
+    const fresh = lastEmptyClaim;
+    lastEmptyClaim = null;
+    if (fresh && performance.now() - fresh.at < FRESH_CLAIM_MS) {
+      return fresh.nextDue === null ? Number.POSITIVE_INFINITY : Math.max(0, fresh.nextDue - fresh.now);
+    }
     try {
       const now = clock();
-      const reply = await nextDueScript.run(client, [keys.ready, keys.leases], [now]);
+      const reply = await nextDueScript.run(client, all, [...head, now]);
       return reply === null ? Number.POSITIVE_INFINITY : Math.max(0, Number(reply) - now);
     } catch {
       return Number.POSITIVE_INFINITY;
@@ -129,18 +155,13 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
 
     async enqueue(entry: QueueEntry, txOptions?: TransactionOptions): Promise<void> {
       if (txOptions?.transaction !== undefined) throw rejectTransaction('queue');
-      await enqueueScript.run(client, all, [
-        keys.base,
-        keys.wakeChannel,
-        entry.deliveryId,
-        entry.agencyId,
-        entry.runAt,
-      ]);
+      if (handOff?.takeEnqueued(entry.deliveryId, entry.agencyId, entry.runAt)) return;
+      await enqueueScript.run(client, all, [...head, entry.deliveryId, entry.agencyId, entry.runAt]);
     },
 
     async enqueueMissing(entries: readonly QueueEntry[]): Promise<number> {
       if (entries.length === 0) return 0;
-      const args: (string | number)[] = [keys.base, keys.wakeChannel];
+      const args: (string | number)[] = [...head];
       for (const entry of entries) args.push(entry.deliveryId, entry.agencyId, entry.runAt);
       return Number(await enqueueMissingScript.run(client, all, args));
     },
@@ -149,7 +170,7 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
       assertClaimOptions(claimOptions);
       const leaseUntil = claimOptions.now + claimOptions.leaseMs;
       const reply = await claimScript.run(client, all, [
-        keys.base,
+        ...head,
         claimOptions.now,
         leaseUntil,
         claimOptions.limit,
@@ -157,6 +178,15 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
         recoverBatch,
         ...(claimOptions.excludeAgencies ?? []),
       ]);
+      if (Array.isArray(reply) && reply.length === 1) {
+        lastEmptyClaim = {
+          at: performance.now(),
+          nextDue: reply[0] === '' ? null : Number(reply[0]),
+          now: claimOptions.now,
+        };
+        return [];
+      }
+      lastEmptyClaim = null;
       return parseClaims(reply, leaseUntil);
     },
 
@@ -212,6 +242,9 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
     },
   };
 }
+
+/** How long an empty claim's "next due" answer stands in for a fresh lookup, in ms. */
+const FRESH_CLAIM_MS = 50;
 
 /** Refuses a claim that would hand out leases already expired, or claim nothing by accident. */
 function assertClaimOptions({ limit, leaseMs }: ClaimOptions): void {

@@ -1,4 +1,5 @@
 import { LuaScript } from './lua-script';
+import { QUEUE_LUA, queueTableLua } from './queue-lua';
 
 /**
  * Lua scripts of the Redis store: every change that touches more than one key
@@ -69,14 +70,17 @@ return redis.call('HGETALL', KEYS[1])
 );
 
 /**
- * KEYS: d, evt, ix:all, ix:<status>, pending, finished.
+ * KEYS: d, evt, ix:all, ix:<status>, pending, finished (then, linked, the queue's
+ * ready, leases, agencies, claims).
  * ARGV: base, id, eventId, recordJson, status, attempt, agencyId, createdAt,
- * nextRetryAt ('' for none), retentionCutoff ('' for none), retentionBatch.
+ * nextRetryAt ('' for none), retentionCutoff ('' for none), retentionBatch (then,
+ * linked, the queue's base and channel).
  * Returns { 1 } when inserted, { 0, r, u } when the event already has a delivery.
+ * Linked, a new pending delivery gets its queue entry (due at nextRetryAt) in the same step.
  */
-export const insertDeliveryScript = new LuaScript(
-  'insertDelivery',
-  `${PURGE_LUA}
+function insertDeliverySource(linked: boolean): string {
+  return `${PURGE_LUA}
+${linked ? `${QUEUE_LUA}\n${queueTableLua(7, 12)}` : ''}
 local base, id = ARGV[1], ARGV[2]
 local existing = redis.call('HGET', KEYS[2], ARGV[3])
 if existing then
@@ -88,25 +92,32 @@ redis.call('HSET', KEYS[1], 'r', ARGV[4], 's', ARGV[5], 'a', ARGV[6], 'g', ARGV[
 redis.call('ZADD', KEYS[3], 0, id)
 redis.call('ZADD', KEYS[4], 0, id)
 if ARGV[5] == 'pending' then
-  if ARGV[9] ~= '' then redis.call('ZADD', KEYS[5], ARGV[9], id) end
+  if ARGV[9] ~= '' then
+    redis.call('ZADD', KEYS[5], ARGV[9], id)
+    ${linked ? 'enqueue_entry(q, id, ARGV[7], ARGV[9])' : ''}
+  end
 else
   redis.call('ZADD', KEYS[6], ARGV[8], id)
 end
 if ARGV[10] ~= '' then purge(base, KEYS[6], ARGV[10], tonumber(ARGV[11])) end
 return { 1 }
-`,
-);
+`;
+}
+
+export const insertDeliveryScript = new LuaScript('insertDelivery', insertDeliverySource(false));
+export const insertDeliveryLinkedScript = new LuaScript('insertDeliveryLinked', insertDeliverySource(true));
 
 /**
- * KEYS: d, pending, finished.
- * ARGV: base, id, expectedStatus, expectedAttempt, status, attempt, updateJson, nextRetryAt ('' for none).
+ * KEYS: d, pending, finished (then, linked, the queue's ready, leases, agencies, claims).
+ * ARGV: base, id, expectedStatus, expectedAttempt, status, attempt, updateJson,
+ * nextRetryAt ('' for none) (then, linked, the queue's base and channel).
  * Compare-and-set on (status, attempt); moves the id between status indexes and
  * the pending/finished sets. Returns the record's `r` field, or nil when the
- * precondition failed or the delivery does not exist.
+ * precondition failed or the delivery does not exist. Linked, the queue entry
+ * follows in the same step: due at nextRetryAt while pending, removed once finished.
  */
-export const updateDeliveryScript = new LuaScript(
-  'updateDelivery',
-  `
+function updateDeliverySource(linked: boolean): string {
+  return `${linked ? `${QUEUE_LUA}\n${queueTableLua(4, 9)}` : ''}
 local base, id = ARGV[1], ARGV[2]
 local cur = redis.call('HMGET', KEYS[1], 's', 'a', 'g', 'c', 'r')
 if not cur[1] or cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then return false end
@@ -117,14 +128,23 @@ if ARGV[5] ~= ARGV[3] then
 end
 if ARGV[5] == 'pending' then
   redis.call('ZREM', KEYS[3], id)
-  if ARGV[8] ~= '' then redis.call('ZADD', KEYS[2], ARGV[8], id) else redis.call('ZREM', KEYS[2], id) end
+  if ARGV[8] ~= '' then
+    redis.call('ZADD', KEYS[2], ARGV[8], id)
+    ${linked ? 'enqueue_entry(q, id, cur[3], ARGV[8])' : ''}
+  else
+    redis.call('ZREM', KEYS[2], id)
+  end
 else
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZADD', KEYS[3], cur[4], id)
+  ${linked ? 'remove_entry(q, id)' : ''}
 end
 return cur[5]
-`,
-);
+`;
+}
+
+export const updateDeliveryScript = new LuaScript('updateDelivery', updateDeliverySource(false));
+export const updateDeliveryLinkedScript = new LuaScript('updateDeliveryLinked', updateDeliverySource(true));
 
 /**
  * KEYS: an index ZSET. ARGV: base, max (lex bound: '+' or '(' .. id), limit.

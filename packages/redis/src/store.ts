@@ -9,24 +9,29 @@ import type {
   WebhookConfigRecord,
   WebhookStore,
 } from '@svc/webhooks-core';
-import { quitClient, type RedisConnection, resolveConnection } from './connection';
+import { quitClient, type RedisConnection, type ResolvedConnection, resolveConnection } from './connection';
 import {
   configKey,
   DEFAULT_KEY_PREFIX,
   deliveryKey,
   eventIndexKey,
   listIndexKey,
+  type QueueKeyNames,
+  queueScriptKeys,
   type StoreKeyNames,
   storeKeyNames,
 } from './key-space';
+import type { QueueHandOff } from './queue-hand-off';
 import { rejectTransaction, unexpectedReply } from './redis-errors';
 import { configFields, decodeConfig, decodeDelivery, decodeDeliveryPairs, encodeUpdate } from './store-codec';
 import {
+  insertDeliveryLinkedScript,
   insertDeliveryScript,
   listDeliveriesScript,
   listDuePendingScript,
   purgeScript,
   setSecretScript,
+  updateDeliveryLinkedScript,
   updateDeliveryScript,
   upsertConfigScript,
 } from './store-scripts';
@@ -84,12 +89,33 @@ export interface RedisWebhookStore extends WebhookStore {
  * const webhooks = createWebhookService({ store: createRedisStore({ redis }), queue: createRedisQueue({ redis }) });
  */
 export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookStore {
-  const { client, owned } = resolveConnection(options.redis);
+  return buildRedisStore(resolveConnection(options.redis), options);
+}
+
+/**
+ * A store linked to a queue: its insert and update scripts also enqueue or
+ * remove the delivery's queue entry, atomically with the record change.
+ */
+export interface StoreQueueLink {
+  queueKeys: QueueKeyNames;
+  handOff: QueueHandOff;
+}
+
+/** The store over an already resolved connection, optionally linked to a queue. */
+export function buildRedisStore(
+  { client, owned }: ResolvedConnection,
+  options: Omit<RedisStoreOptions, 'redis'>,
+  link?: StoreQueueLink,
+): RedisWebhookStore {
   const keys = storeKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
   const retentionBatch = options.retentionBatch ?? 4;
   const ttl = options.finishedTtlMs;
   if (ttl !== undefined && !(ttl > 0)) throw new RangeError('finishedTtlMs must be a positive number of ms.');
   const capabilities: StoreCapabilities = { transactions: false, purge: true };
+  const linkKeys = link ? queueScriptKeys(link.queueKeys) : [];
+  const linkArgs = link ? [link.queueKeys.base, link.queueKeys.wakeChannel] : [];
+  const insertScript = link ? insertDeliveryLinkedScript : insertDeliveryScript;
+  const updateScript = link ? updateDeliveryLinkedScript : updateDeliveryScript;
   let closed = false;
 
   return {
@@ -125,21 +151,35 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookS
 
     async insertDelivery(record: DeliveryRecord, txOptions?: TransactionOptions) {
       if (txOptions?.transaction !== undefined) throw rejectTransaction('store');
-      const reply = await insertDeliveryScript.run(client, insertKeys(keys, record), [
-        keys.base,
-        record.id,
-        record.eventId,
-        JSON.stringify(record),
-        record.status,
-        record.attempt,
-        record.agencyId,
-        record.createdAt,
-        record.nextRetryAt ?? '',
-        ttl === undefined ? '' : record.createdAt - ttl,
-        retentionBatch,
-      ]);
+      const reply = await insertScript.run(
+        client,
+        [...insertKeys(keys, record), ...linkKeys],
+        [
+          keys.base,
+          record.id,
+          record.eventId,
+          JSON.stringify(record),
+          record.status,
+          record.attempt,
+          record.agencyId,
+          record.createdAt,
+          record.nextRetryAt ?? '',
+          ttl === undefined ? '' : record.createdAt - ttl,
+          retentionBatch,
+          ...linkArgs,
+        ],
+      );
       if (!Array.isArray(reply)) throw unexpectedReply('insertDelivery', reply);
-      if (reply[0] === 1) return { delivery: record, created: true };
+      if (reply[0] === 1) {
+        if (record.status === 'pending' && record.nextRetryAt !== null) {
+          link?.handOff.note(record.id, {
+            kind: 'enqueued',
+            agencyId: record.agencyId,
+            runAt: record.nextRetryAt,
+          });
+        }
+        return { delivery: record, created: true };
+      }
       return { delivery: decodeDelivery(String(reply[1]), reply[2] as string | null), created: false };
     },
 
@@ -161,9 +201,9 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookS
       update: DeliveryUpdate,
     ): Promise<DeliveryRecord | null> {
       const encoded = encodeUpdate(update);
-      const reply = await updateDeliveryScript.run(
+      const reply = await updateScript.run(
         client,
-        [deliveryKey(keys.base, deliveryId), keys.pending, keys.finished],
+        [deliveryKey(keys.base, deliveryId), keys.pending, keys.finished, ...linkKeys],
         [
           keys.base,
           deliveryId,
@@ -173,10 +213,13 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookS
           update.attempt,
           encoded,
           update.nextRetryAt ?? '',
+          ...linkArgs,
         ],
       );
       if (reply === null) return null;
-      return decodeDelivery(String(reply), encoded);
+      const saved = decodeDelivery(String(reply), encoded);
+      if (link) noteQueueChange(link.handOff, saved);
+      return saved;
     },
 
     async listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]> {
@@ -194,6 +237,14 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookS
       if (owned) await quitClient(client);
     },
   };
+}
+
+/** What a linked update script did to the queue entry, for the queue's next call on it. */
+function noteQueueChange(handOff: QueueHandOff, saved: DeliveryRecord): void {
+  if (saved.status !== 'pending') handOff.note(saved.id, { kind: 'removed' });
+  else if (saved.nextRetryAt !== null) {
+    handOff.note(saved.id, { kind: 'enqueued', agencyId: saved.agencyId, runAt: saved.nextRetryAt });
+  }
 }
 
 /** Declared keys of the insert script (the same slot; listed so Redis Cluster can route it). */

@@ -1,6 +1,6 @@
 import { describeQueueConformance, describeStoreConformance } from '@svc/webhooks-core/testing';
 import { afterAll } from 'vitest';
-import { createRedisQueue, createRedisStore } from '../src/index';
+import { createRedisQueue, createRedisStore, createRedisWebhooks } from '../src/index';
 import { connectTestRedis, redisReachable, removeKeys, uniquePrefix } from './redis-test-env';
 
 // One connection for the whole file; each test gets its own key prefix, removed after it.
@@ -22,6 +22,32 @@ if (redis) {
       queue,
       teardown: async () => {
         await queue.close();
+        await removeKeys(redis, prefix);
+      },
+    };
+  });
+
+  // The linked pair (createRedisWebhooks): the store's scripts also move queue entries.
+  describeStoreConformance('Redis, linked store and queue', () => {
+    const prefix = uniquePrefix('conformance-linked-store');
+    const linked = createRedisWebhooks({ redis, prefix });
+    return {
+      store: linked.store,
+      teardown: async () => {
+        await linked.close();
+        await removeKeys(redis, prefix);
+      },
+    };
+  });
+
+  describeQueueConformance('Redis, linked store and queue', () => {
+    const prefix = uniquePrefix('conformance-linked-queue');
+    const linked = createRedisWebhooks({ redis, prefix });
+    return {
+      queue: linked.queue,
+      store: linked.store,
+      teardown: async () => {
+        await linked.close();
         await removeKeys(redis, prefix);
       },
     };

@@ -1,0 +1,74 @@
+import { quitClient, type RedisClient, resolveConnection } from './connection';
+import { DEFAULT_KEY_PREFIX, queueKeyNames } from './key-space';
+import { buildRedisQueue, type RedisDeliveryQueue, type RedisQueueOptions } from './queue';
+import { QueueHandOff } from './queue-hand-off';
+import { buildRedisStore, type RedisStoreOptions, type RedisWebhookStore } from './store';
+
+/** Options of {@link createRedisWebhooks}: those of the store and the queue, over one connection and prefix. */
+export type RedisWebhooksOptions = RedisStoreOptions & Omit<RedisQueueOptions, 'redis'>;
+
+/** A linked Redis store and queue, ready for `createWebhookService`. */
+export interface RedisWebhooks {
+  store: RedisWebhookStore;
+  queue: RedisDeliveryQueue;
+  /** Closes both (and the connection, when it was opened from a URL or options). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the Redis store and queue over one connection and prefix, linked: the
+ * store's insert also enqueues the new delivery, and the compare-and-set that
+ * records an attempt also reschedules or removes its queue entry, each in the
+ * same Lua script. So `emit` is atomic on Redis (no crash can leave a delivery
+ * without its queue entry), a recorded attempt and its queue entry never
+ * disagree, and the service's follow-up `enqueue`, `ack` or `reschedule` of that
+ * entry is answered in process, without a round trip. The usual way to run on
+ * Redis alone; use `createRedisStore` / `createRedisQueue` to mix with another
+ * store or queue.
+ *
+ * On Redis Cluster the linked scripts touch store and queue keys together, so the
+ * prefix must carry a hash tag (`{myapp}:`) that puts them in one slot.
+ *
+ * @example
+ * ```ts
+ * const redis = new Redis(process.env.REDIS_URL);
+ * const { store, queue } = createRedisWebhooks({ redis });
+ * const webhooks = createWebhookService({ store, queue });
+ * ```
+ */
+export function createRedisWebhooks(options: RedisWebhooksOptions = {}): RedisWebhooks {
+  const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
+  const { client, owned } = resolveConnection(options.redis);
+  assertOneSlot(client, prefix);
+  const handOff = new QueueHandOff();
+  const shared = { client, owned: false };
+  const store = buildRedisStore(
+    shared,
+    { ...options, prefix },
+    { queueKeys: queueKeyNames(prefix), handOff },
+  );
+  const queue = buildRedisQueue(shared, { ...options, prefix }, handOff);
+  let closed = false;
+  return {
+    store,
+    queue,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queue.close();
+      await store.close();
+      if (owned) await quitClient(client);
+    },
+  };
+}
+
+/** On a cluster, store and queue keys must hash to one slot for the linked scripts. */
+function assertOneSlot(client: RedisClient, prefix: string): void {
+  const isCluster = 'nodes' in client && typeof client.nodes === 'function';
+  if (isCluster && !/\{[^{}]+\}/.test(prefix)) {
+    throw new RangeError(
+      `On Redis Cluster, createRedisWebhooks needs a prefix with a hash tag, such as '{whk}:' (got '${prefix}'), ` +
+        'so that the linked store and queue keys share one slot.',
+    );
+  }
+}
