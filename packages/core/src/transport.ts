@@ -269,7 +269,8 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
     const clock: AttemptClock = { startedAt: performance.now() };
     let checked: CheckedUrl;
     try {
-      checked = await deadline.race(options.urlPolicy.check(delivery.url));
+      checked =
+        options.urlPolicy.known(delivery.url) ?? (await deadline.race(options.urlPolicy.check(delivery.url)));
     } catch (error) {
       if (deadline.timedOut) {
         return failure(

@@ -71,6 +71,12 @@ export interface UrlPolicy {
    * @throws {@link InvalidWebhookUrlError} with the reason the URL was refused.
    */
   check(url: string): Promise<CheckedUrl>;
+  /**
+   * The result of an earlier successful check of exactly this URL when it needs
+   * no DNS (an IP-literal host), so a sender can skip an asynchronous step;
+   * undefined otherwise.
+   */
+  known(url: string): CheckedUrl | undefined;
 }
 
 /** The two switches {@link assertUrlShape} needs. */
@@ -215,6 +221,7 @@ export function createUrlPolicy(options: UrlPolicyOptions = {}): UrlPolicy {
   return {
     allowHttp,
     allowPrivateNetworks,
+    known: (url) => literalHosts.get(url),
     async check(url) {
       const known = literalHosts.get(url);
       if (known) return known;
