@@ -82,8 +82,12 @@ function jobCancelled(i: number) {
   };
 }
 
-/** Emits `count` deliveries while a worker drains them; returns deliveries/s from first emit to last 2xx. */
-async function measureEngine(setup: Setup, count: number): Promise<number> {
+/**
+ * `live`: emits `count` deliveries one after another while a worker drains them,
+ * timed from the first emit to the last recorded 2xx (emit shares the process).
+ * `backlog`: emits them all first, then times the worker from start to the last 2xx.
+ */
+async function measureEngine(setup: Setup, count: number, mode: 'live' | 'backlog'): Promise<number> {
   let delivered = 0;
   let done: () => void = () => {};
   const allDelivered = new Promise<void>((resolve) => {
@@ -91,7 +95,7 @@ async function measureEngine(setup: Setup, count: number): Promise<number> {
   });
   const webhooks = createWebhookService({
     store: setup.webhooks.store,
-    queue: setup.webhooks.queue,
+    queue: createMemoryQueue(),
     urlPolicy: { allowPrivateNetworks: true },
     transport: { tls: { ca: setup.ca }, connectionsPerOrigin: CONCURRENCY },
     hooks: {
@@ -101,9 +105,13 @@ async function measureEngine(setup: Setup, count: number): Promise<number> {
     },
   });
   const worker = createWorker(webhooks, { concurrency: CONCURRENCY, perAgencyConcurrency: CONCURRENCY });
-  await worker.start();
+  const emitAll = async () => {
+    for (let i = 0; i < count; i++) await webhooks.emit(jobCancelled(i));
+  };
+  if (mode === 'backlog') await emitAll();
   const started = performance.now();
-  for (let i = 0; i < count; i++) await webhooks.emit(jobCancelled(i));
+  await worker.start();
+  if (mode === 'live') await emitAll();
   await allDelivered;
   const seconds = (performance.now() - started) / 1000;
   await worker.stop();
@@ -125,50 +133,66 @@ async function main(): Promise<void> {
   try {
     // Warm-up: JIT, TLS sessions, keep-alive connections on both sides.
     await measureRawCeiling(setup, 2000, CONCURRENCY);
-    await measureEngine(setup, 2000);
+    await measureEngine(setup, 2000, 'live');
     setup.receiver.reset();
 
     const ceiling: number[] = [];
-    const engine: number[] = [];
+    const live: number[] = [];
+    const backlog: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       ceiling.push(await measureRawCeiling(setup, DELIVERIES, CONCURRENCY));
-      engine.push(await measureEngine(setup, DELIVERIES));
+      live.push(await measureEngine(setup, DELIVERIES, 'live'));
+      backlog.push(await measureEngine(setup, DELIVERIES, 'backlog'));
       console.log(
-        `round ${round + 1}: ceiling ${format(ceiling.at(-1)!)}/s, memory ${format(engine.at(-1)!)}/s`,
+        `round ${round + 1}: ceiling ${format(ceiling.at(-1)!)}/s, live ${format(live.at(-1)!)}/s, backlog ${format(backlog.at(-1)!)}/s`,
       );
     }
     const stats = await setup.receiver.stats();
     if (stats.failed > 0) throw new Error(`The receiver rejected ${stats.failed} signatures`);
 
     const latency = await measureLatency(setup.webhooks.store, setup.ca, 200, 5);
-    report(median(ceiling), median(engine), latency, stats.verified);
+    report(median(ceiling), median(live), median(backlog), latency, stats.verified);
   } finally {
     await setup.close();
   }
 }
 
-function report(ceiling: number, engine: number, latency: LatencyResult, verified: number): void {
-  const ratio = engine / ceiling;
+function report(
+  ceiling: number,
+  live: number,
+  backlog: number,
+  latency: LatencyResult,
+  verified: number,
+): void {
+  const ratio = live / ceiling;
   const lines = [
     '## Delivery throughput and latency (memory adapters)',
     '',
-    `${describeMachine()}; ${new Date().toISOString().slice(0, 10)}. ${DELIVERIES.toLocaleString('en-US')} deliveries per round,`,
+    `${describeMachine()}; ${new Date().toISOString().slice(0, 10)}. ${DELIVERIES.toLocaleString('en-US')} deliveries per measurement,`,
     `concurrency ${CONCURRENCY}, median of ${ROUNDS} interleaved rounds. The receiver is a child process that verifies`,
     `every signature (${verified.toLocaleString('en-US')} verified, none rejected). Command: \`pnpm --filter @svc/bench run delivery\`.`,
+    '',
+    '_Live_: one loop emits while the worker (same process) delivers; first emit to last recorded 2xx.',
+    '_Backlog_: everything is emitted first; worker start to last recorded 2xx.',
     '',
     markdownTable(
       ['path', 'deliveries/s', 'ratio to ceiling'],
       [
         ['raw undici `Pool.request` POSTs of the same signed bodies (ceiling)', format(ceiling), '1.00×'],
         [
-          '`emit` → memory store/queue → worker → transport → recorded',
-          format(engine),
+          'live: `emit` → memory store/queue → worker → transport → recorded',
+          format(live),
           `${ratio.toFixed(2)}×`,
+        ],
+        [
+          'backlog: memory store/queue → worker → transport → recorded',
+          format(backlog),
+          `${(backlog / ceiling).toFixed(2)}×`,
         ],
       ],
     ),
     '',
-    `Bar: ≥ 0.70× the ceiling — ${ratio >= 0.7 ? 'met' : 'missed'}.`,
+    `Bar: ≥ 0.70× the ceiling, end to end (live) — ${ratio >= 0.7 ? 'met' : 'missed'}.`,
     '',
     `Latency at a paced ${latency.ratePerSecond}/s for ${latency.seconds} s (${latency.samples} deliveries), from \`emit\``,
     'to the 2xx being recorded (an upper bound of emit-to-receive):',

@@ -14,7 +14,12 @@ function rank(sorted: readonly number[], quantile: number): number {
 /** Summarises latency samples. */
 export function summarize(samples: readonly number[]): LatencySummary {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: rank(sorted, 0.5), p99: rank(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN, count: sorted.length };
+  return {
+    p50: rank(sorted, 0.5),
+    p99: rank(sorted, 0.99),
+    max: sorted.at(-1) ?? Number.NaN,
+    count: sorted.length,
+  };
 }
 
 /** `1.23 ms` */

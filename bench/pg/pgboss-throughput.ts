@@ -1,5 +1,6 @@
-import { signWebhook } from '@svc/webhooks-verify';
 import type { ReceiverProcess } from '@svc/test-support';
+import { signWebhook } from '@svc/webhooks-verify';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { Agent, request } from 'undici';
 import { DATABASE_URL } from './bench-database';
@@ -15,18 +16,33 @@ interface JobData {
   url: string;
 }
 
-/** A pg-boss instance on its own schema, without cron or maintenance, which a drain does not need. */
+/**
+ * A pg-boss instance on a freshly created schema (so no run inherits the jobs of
+ * an earlier one), without cron or maintenance, which a drain does not need.
+ */
 export async function startBoss(): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString: DATABASE_URL, schema: SCHEMA, max: 16, schedule: false, supervise: false });
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
+  } finally {
+    await admin.end();
+  }
+  const boss = new PgBoss({
+    connectionString: DATABASE_URL,
+    schema: SCHEMA,
+    max: 16,
+    schedule: false,
+    supervise: false,
+  });
   boss.on('error', (error) => console.error('pg-boss:', error));
   await boss.start();
-  await boss.deleteQueue(QUEUE).catch(() => undefined);
   await boss.createQueue(QUEUE);
   return boss;
 }
 
 export async function stopBoss(boss: PgBoss): Promise<void> {
-  await boss.stop({ graceful: true, wait: true, destroy: true });
+  await boss.stop({ graceful: true, wait: true });
 }
 
 /** The work a webhook job does: build the envelope, sign it, POST it with undici. */

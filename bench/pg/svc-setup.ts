@@ -1,6 +1,6 @@
 import { createWebhookService, type WebhookService } from '@svc/webhooks-core';
-import { createPgWebhooks, type PgWebhooks } from '@svc/webhooks-pg';
 import type pg from 'pg';
+import { createPgWebhooks, type PgWebhooks } from '../../packages/pg/src/index';
 
 /** A service on the PostgreSQL adapters of `schema`, trusting the local receiver's certificate. */
 export function createBenchService(
@@ -19,10 +19,18 @@ export function createBenchService(
 }
 
 /** `agency-0` … `agency-(count-1)`, each subscribed to `job_cancelled` at `url`. */
-export async function configureAgencies(webhooks: WebhookService, count: number, url: string): Promise<string[]> {
+export async function configureAgencies(
+  webhooks: WebhookService,
+  count: number,
+  url: string,
+): Promise<string[]> {
   const agencies = Array.from({ length: count }, (_, index) => `agency-${index}`);
   for (const agencyId of agencies) {
-    await webhooks.putConfig(agencyId, { webhookUrl: url, enabled: true, subscribedEventTypes: ['job_cancelled'] });
+    await webhooks.putConfig(agencyId, {
+      webhookUrl: url,
+      enabled: true,
+      subscribedEventTypes: ['job_cancelled'],
+    });
   }
   return agencies;
 }

@@ -1,5 +1,5 @@
-import { createWorker } from '@svc/webhooks-core';
 import type { ReceiverProcess } from '@svc/test-support';
+import { createWorker } from '@svc/webhooks-core';
 import { createBenchPool, freshSchema } from './bench-database';
 import { cancelledJob, configureAgencies, createBenchService, waitForCount } from './svc-setup';
 

@@ -35,7 +35,7 @@ export async function setUpBench(): Promise<BenchSetup> {
   });
   await bootstrap.close();
   const receiver = await spawnReceiverProcess({ verify: true, secret: signingSecret });
-  const redis = new Redis(REDIS_URL, { enableAutoPipelining: process.env.AUTOPIPE === '1' });
+  const redis = new Redis(REDIS_URL);
   const prefix = `whk-bench:${randomBytes(4).toString('hex')}:`;
   return {
     redis,

@@ -61,11 +61,13 @@ async function startBullmq(setup: BenchSetup, name: string, concurrency: number,
       if (response.statusCode < 200 || response.statusCode >= 300)
         throw new Error(`HTTP ${response.statusCode}`);
     },
-    { connection, prefix, concurrency },
+    { connection, prefix, concurrency, autorun: false },
   );
   worker.on('completed', onDone);
   await worker.waitUntilReady();
   return {
+    /** Starts the worker (it is created stopped). */
+    run: () => void worker.run(),
     /** Adds the job of delivery `deliveryId` (also the job id). */
     add: (index: number, deliveryId: string = newId()) =>
       queue.add(
@@ -90,8 +92,27 @@ export async function measureBullmqThroughput(
 ): Promise<number> {
   let delivered = 0;
   const bull = await startBullmq(setup, name, concurrency, () => void delivered++);
+  bull.run();
   const started = performance.now();
   for (let index = 0; index < count; index++) await bull.add(index);
+  await until(() => delivered >= count, 120_000, `${count} BullMQ deliveries`);
+  const seconds = (performance.now() - started) / 1000;
+  await bull.stop();
+  return count / seconds;
+}
+
+/** Adds `count` jobs with the worker stopped, then drains them; deliveries/s of the drain (worker start to last 2xx). */
+export async function measureBullmqDrain(
+  setup: BenchSetup,
+  name: string,
+  count: number,
+  concurrency: number,
+): Promise<number> {
+  let delivered = 0;
+  const bull = await startBullmq(setup, name, concurrency, () => void delivered++);
+  for (let index = 0; index < count; index++) await bull.add(index);
+  const started = performance.now();
+  bull.run();
   await until(() => delivered >= count, 120_000, `${count} BullMQ deliveries`);
   const seconds = (performance.now() - started) / 1000;
   await bull.stop();
@@ -108,6 +129,7 @@ export async function measureBullmqLatency(
   const addedAt = new Map<string, number>();
   const doneAt = new Map<string, number>();
   const bull = await startBullmq(setup, name, 64, (job) => void doneAt.set(job.id ?? '', performance.now()));
+  bull.run();
   const started = performance.now();
   for (let index = 0; index < count; index++) {
     const wait = started + (index * 1000) / perSecond - performance.now();

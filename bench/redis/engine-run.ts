@@ -1,22 +1,46 @@
-import type { Redis } from 'ioredis';
 import { createWebhookService, createWorker, type WebhookHooks } from '@svc/webhooks-core';
-import { createRedisQueue, createRedisStore } from '../../packages/redis/src/index';
-import { AGENCY, type BenchSetup, jobCancelled, until } from './bench-setup';
+import { Redis } from 'ioredis';
+import { createRedisQueue, createRedisStore, createRedisWebhooks } from '../../packages/redis/src/index';
+import { AGENCY, type BenchSetup, jobCancelled, REDIS_URL, until } from './bench-setup';
 
-/** Our engine on Redis: a service, one worker, the Redis store and queue under a fresh prefix. */
+/**
+ * How the engine's store and queue are made: `linked` is `createRedisWebhooks`
+ * (the store's scripts also move queue entries), `separate` is
+ * `createRedisStore` + `createRedisQueue` (the mix-and-match form).
+ */
+export type EngineMode = 'linked' | 'separate';
+
+function openAdapters(redis: Redis, prefix: string, mode: EngineMode) {
+  if (mode === 'linked') return createRedisWebhooks({ redis, prefix });
+  const store = createRedisStore({ redis, prefix });
+  const queue = createRedisQueue({ redis, prefix });
+  return { store, queue, close: () => queue.close() };
+}
+
+/**
+ * Our engine on Redis over a fresh key prefix: a producer service that emits and
+ * a worker service that delivers, each on its own connection, as the BullMQ
+ * baseline's Queue and Worker are (and as a web process and a worker process are).
+ */
 async function startEngine(
   setup: BenchSetup,
   name: string,
+  mode: EngineMode,
   concurrency: number,
   hooks: WebhookHooks,
-  redis: Redis = setup.redis,
 ) {
   const prefix = `${setup.prefix}${name}:`;
-  const store = createRedisStore({ redis, prefix });
-  const queue = createRedisQueue({ redis, prefix });
+  const producer = openAdapters(setup.redis, prefix, mode);
+  const workerRedis = new Redis(REDIS_URL);
+  const consumer = openAdapters(workerRedis, prefix, mode);
   const webhooks = createWebhookService({
-    store,
-    queue,
+    store: producer.store,
+    queue: producer.queue,
+    urlPolicy: { allowPrivateNetworks: true },
+  });
+  const delivering = createWebhookService({
+    store: consumer.store,
+    queue: consumer.queue,
     urlPolicy: { allowPrivateNetworks: true },
     transport: { tls: { ca: setup.receiver.ca }, connectionsPerOrigin: concurrency },
     hooks,
@@ -27,15 +51,18 @@ async function startEngine(
     subscribedEventTypes: ['job_cancelled'],
   });
   // The configuration must carry the secret the receiver verifies with.
-  await store.setSigningSecret(AGENCY, setup.secret, Date.now());
-  const worker = createWorker(webhooks, { concurrency, perAgencyConcurrency: concurrency });
-  await worker.start();
+  await producer.store.setSigningSecret(AGENCY, setup.secret, Date.now());
+  const worker = createWorker(delivering, { concurrency, perAgencyConcurrency: concurrency });
   return {
     webhooks,
+    worker,
     async stop() {
       await worker.stop();
+      await delivering.close();
       await webhooks.close();
-      await queue.close();
+      await consumer.close();
+      await producer.close();
+      await workerRedis.quit();
     },
   };
 }
@@ -44,14 +71,34 @@ async function startEngine(
 export async function measureEngineThroughput(
   setup: BenchSetup,
   name: string,
+  mode: EngineMode,
   count: number,
   concurrency: number,
-  redis?: Redis,
 ): Promise<number> {
   let delivered = 0;
-  const engine = await startEngine(setup, name, concurrency, { onDelivered: () => void delivered++ }, redis);
+  const engine = await startEngine(setup, name, mode, concurrency, { onDelivered: () => void delivered++ });
+  await engine.worker.start();
   const started = performance.now();
   for (let index = 0; index < count; index++) await engine.webhooks.emit(jobCancelled(index));
+  await until(() => delivered >= count, 120_000, `${count} engine deliveries`);
+  const seconds = (performance.now() - started) / 1000;
+  await engine.stop();
+  return count / seconds;
+}
+
+/** Emits `count` deliveries with no worker running, then drains them; deliveries/s of the drain (worker start to last 2xx). */
+export async function measureEngineDrain(
+  setup: BenchSetup,
+  name: string,
+  mode: EngineMode,
+  count: number,
+  concurrency: number,
+): Promise<number> {
+  let delivered = 0;
+  const engine = await startEngine(setup, name, mode, concurrency, { onDelivered: () => void delivered++ });
+  for (let index = 0; index < count; index++) await engine.webhooks.emit(jobCancelled(index));
+  const started = performance.now();
+  await engine.worker.start();
   await until(() => delivered >= count, 120_000, `${count} engine deliveries`);
   const seconds = (performance.now() - started) / 1000;
   await engine.stop();
@@ -62,14 +109,16 @@ export async function measureEngineThroughput(
 export async function measureEngineLatency(
   setup: BenchSetup,
   name: string,
+  mode: EngineMode,
   perSecond: number,
   count: number,
 ): Promise<number[]> {
   const emittedAt = new Map<string, number>();
   const deliveredAt = new Map<string, number>();
-  const engine = await startEngine(setup, name, 64, {
+  const engine = await startEngine(setup, name, mode, 64, {
     onDelivered: (delivery) => void deliveredAt.set(delivery.id, performance.now()),
   });
+  await engine.worker.start();
   const started = performance.now();
   for (let index = 0; index < count; index++) {
     const wait = started + (index * 1000) / perSecond - performance.now();

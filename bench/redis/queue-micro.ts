@@ -35,13 +35,19 @@ export async function measureLuaQueue(
   let done = 0;
   let inFlight = 0;
   let claiming = false;
+  let wanted = false;
   await new Promise<void>((resolve, reject) => {
-    // One claim at a time, as the core worker does; acks free slots and restart it.
+    // One claim at a time, as the core worker does; an ack that frees a slot while
+    // a claim is running asks for another round rather than being dropped.
     const pump = async (): Promise<void> => {
+      wanted = true;
       if (claiming) return;
       claiming = true;
       try {
-        await claimWhileFree();
+        while (wanted) {
+          wanted = false;
+          await claimWhileFree();
+        }
       } finally {
         claiming = false;
       }

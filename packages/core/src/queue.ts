@@ -73,6 +73,13 @@ export interface DeliveryQueue {
    */
   enqueue(entry: QueueEntry, options?: TransactionOptions): Promise<void>;
 
+  /**
+   * Adds each entry only when its delivery has no entry at all (queued or
+   * claimed), so a live claim is never dropped; returns how many were added.
+   * Optional: the worker's recovery sweep prefers it to `enqueue` when present.
+   */
+  enqueueMissing?(entries: readonly QueueEntry[]): Promise<number>;
+
   /** Claims up to `limit` due entries, each with a fresh lease of `leaseMs`. */
   claim(options: ClaimOptions): Promise<Claim[]>;
 

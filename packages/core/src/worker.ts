@@ -101,6 +101,7 @@ class DeliveryWorker implements WebhookWorker {
   #held = new Map<string, { claim: Claim; done: Promise<void> }>();
   #perAgency = new Map<string, number>();
   #slotFreed: (() => void) | null = null;
+  #queueWait: Promise<void> | null = null;
   #timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -178,18 +179,25 @@ class DeliveryWorker implements WebhookWorker {
    * Waits for the queue to signal work, for the poll interval, for stop(), or for
    * a slot to free up: the entries we skipped because their agency was saturated
    * are already due, so a queue would not wake us for them.
+   *
+   * At most one waitForWork call is outstanding; a freed slot only ends our wait
+   * for it, not the call itself. Aborting a per-wait AbortController instead would
+   * build a DOMException with a stack trace on every wake-up, which at thousands
+   * of deliveries a second costs more than the delivery.
    */
   async #idle(timeoutMs: number): Promise<void> {
-    const wait = new AbortController();
-    const stopWaiting = () => wait.abort();
-    this.#abort.signal.addEventListener('abort', stopWaiting, { once: true });
-    this.#slotFreed = stopWaiting;
-    try {
-      await this.engine.queue.waitForWork({ timeoutMs, signal: wait.signal });
-    } finally {
-      this.#abort.signal.removeEventListener('abort', stopWaiting);
-      if (this.#slotFreed === stopWaiting) this.#slotFreed = null;
+    if (!this.#queueWait) {
+      this.#queueWait = this.engine.queue
+        .waitForWork({ timeoutMs, signal: this.#abort.signal })
+        .finally(() => {
+          this.#queueWait = null;
+        });
     }
+    const slotFreed = new Promise<void>((resolve) => {
+      this.#slotFreed = resolve;
+    });
+    await Promise.race([this.#queueWait, slotFreed]);
+    this.#slotFreed = null;
   }
 
   #dispatch(claim: Claim): void {
@@ -242,16 +250,21 @@ class DeliveryWorker implements WebhookWorker {
 
   async #sweep(graceMs: number): Promise<void> {
     try {
-      const overdue = await this.engine.store.listDuePending(this.engine.clock() - graceMs, 100);
+      const { store, queue, clock } = this.engine;
+      const overdue = await store.listDuePending(clock() - graceMs, 100);
       const busy = new Set([...this.#held.values()].map(({ claim }) => claim.deliveryId));
-      for (const delivery of overdue) {
-        if (busy.has(delivery.id)) continue;
-        await this.engine.queue.enqueue({
-          deliveryId: delivery.id,
-          agencyId: delivery.agencyId,
-          runAt: this.engine.clock(),
-        });
+      const now = clock();
+      const entries = overdue
+        .filter((delivery) => !busy.has(delivery.id))
+        .map((delivery) => ({ deliveryId: delivery.id, agencyId: delivery.agencyId, runAt: now }));
+      if (queue.enqueueMissing) {
+        await queue.enqueueMissing(entries);
+        return;
       }
+      // Without enqueueMissing, enqueue may drop another worker's live claim on a
+      // delivery that is merely backlogged; the record's compare-and-set keeps
+      // that harmless (at worst one duplicate request).
+      for (const entry of entries) await queue.enqueue(entry);
     } catch (error) {
       this.#reportError(error, 'sweep');
     }

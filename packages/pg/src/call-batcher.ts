@@ -62,15 +62,17 @@ export class CallBatcher<Input, Output> {
   }
 
   async #runBatch(batch: QueuedCall<Input, Output>[]): Promise<void> {
+    let outputs: Output[];
     try {
-      const outputs = await this.run(batch.map((call) => call.input));
-      batch.forEach((call, index) => call.resolve(outputs[index] as Output));
+      outputs = await this.run(batch.map((call) => call.input));
     } catch (error) {
       if (batch.length === 1) {
         batch[0]?.reject(error);
         return;
       }
       for (const call of batch) void this.#runBatch([call]);
+      return;
     }
+    for (const [index, call] of batch.entries()) call.resolve(outputs[index] as Output);
   }
 }

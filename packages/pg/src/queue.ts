@@ -197,8 +197,9 @@ class PgDeliveryQueue implements DeliveryQueue {
     try {
       await this.#context.ensureMigrated();
       const now = this.#clock();
-      const rows = await this.#query<{ at: string }>(this.#sql.nextClaimableAt, [now]);
-      return rows[0] ? Math.min(MAX_TIMER_MS, Math.max(0, Number(rows[0].at) - now)) : MAX_TIMER_MS;
+      const rows = await this.#query<{ at: string | null }>(this.#sql.nextClaimableAt, [now]);
+      const at = rows[0]?.at ?? null;
+      return at === null ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(0, Number(at) - now));
     } catch {
       // waitForWork never rejects; the caller's timeout still bounds the wait.
       return MAX_TIMER_MS;

@@ -26,7 +26,11 @@ export function schemaContext(pool: Pool, schema: SchemaName): SchemaContext {
   }
   let context = bySchema.get(schema.name);
   if (!context) {
-    context = { ensureMigrated: createSchemaCheck(pool, schema), fresh: new FreshEntries(), claims: new ClaimLedger() };
+    context = {
+      ensureMigrated: createSchemaCheck(pool, schema),
+      fresh: new FreshEntries(),
+      claims: new ClaimLedger(),
+    };
     bySchema.set(schema.name, context);
   }
   return context;

@@ -9,9 +9,9 @@ import type {
   WebhookStore,
 } from '@svc/webhooks-core';
 import type { Pool } from 'pg';
+import { CallBatcher } from './call-batcher';
 import { type ConfigRow, toConfigRecord } from './config-row';
 import { configStatements } from './config-statements';
-import { CallBatcher } from './call-batcher';
 import {
   type CompareAndSetInput,
   compareAndSetParams,
@@ -88,7 +88,10 @@ export function createPgStore(pool: Pool, options: PgStoreOptions = {}): Webhook
     },
     { maxBatch: BATCH_LIMIT },
   );
-  const compareAndSets = new CallBatcher<CompareAndSetInput, (DeliveryRow & { settled: boolean }) | undefined>(
+  const compareAndSets = new CallBatcher<
+    CompareAndSetInput,
+    (DeliveryRow & { settled: boolean }) | undefined
+  >(
     async (inputs) => {
       const rows = await query<DeliveryRow & { settled: boolean }>(
         deliveries.compareAndSetMany,

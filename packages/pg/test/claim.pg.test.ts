@@ -119,13 +119,13 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
     }
   });
 
-  it('the claim uses the partial index on claimable rows rather than scanning the table', async () => {
+  it('the claim uses the partial index on due rows rather than scanning the table', async () => {
     await seedDue(pool, schema, 20_000);
     await pool.query(`UPDATE "${schema}".webhook_deliveries SET run_at = NULL WHERE id > 'd-0000100'`);
     await pool.query(`ANALYZE "${schema}".webhook_deliveries`);
     const claimSql = queueStatements(parseSchemaName(schema)).claim.text;
     const { rows } = await pool.query(`EXPLAIN ${claimSql}`, [BASE_TIME, 10, [], LEASE_MS]);
     const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
-    expect(plan).toContain('webhook_deliveries_claimable_idx');
+    expect(plan).toContain('webhook_deliveries_due_idx');
   });
 });

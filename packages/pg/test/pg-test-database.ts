@@ -34,7 +34,11 @@ export function describePg(name: string, body: () => void): void {
 
 /** A new pool on the test database. */
 export function createTestPool(options: pg.PoolConfig = {}): pg.Pool {
-  return new pg.Pool({ connectionString: DATABASE_URL, max: 10, ...options });
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10, ...options });
+  // An idle connection the server drops (a restart, an admin's pg_terminate_backend)
+  // must not crash the test run; the pool replaces it on the next query.
+  pool.on('error', (error) => console.warn(`idle PostgreSQL connection lost: ${error.message}`));
+  return pool;
 }
 
 /** A fresh, unique schema name (not created). */

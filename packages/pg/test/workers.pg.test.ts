@@ -72,13 +72,17 @@ describePg('three worker processes sharing one database', () => {
 
       // Kill one worker while it is busy: it holds leases it will never ack.
       const victim = workers[0]!;
-      await until(() => receiver.requests.length >= DELIVERIES / 4);
+      const heldBy = (worker: WorkerProcess): Set<string> => {
+        const held = new Set<string>();
+        for (const message of worker.messages) {
+          if (message.type === 'claimed') for (const id of message.ids) held.add(id);
+          if (message.type === 'released') held.delete(message.id);
+        }
+        return held;
+      };
+      await until(() => receiver.requests.length >= DELIVERIES / 4 && heldBy(victim).size > 0);
       await victim.kill();
-      const held = new Set<string>();
-      for (const message of victim.messages) {
-        if (message.type === 'claimed') for (const id of message.ids) held.add(id);
-        if (message.type === 'released') held.delete(message.id);
-      }
+      const held = heldBy(victim);
       expect(held.size, 'leases the killed worker held').toBeGreaterThan(0);
 
       const expected = new Set(deliveryIds.map((id) => `whdel_${id}`));

@@ -37,9 +37,31 @@ export function isRedisClient(value: unknown): value is RedisClient {
   );
 }
 
+/**
+ * Refuses a client with ioredis' `keyPrefix`: ioredis adds it to the keys a
+ * script declares but cannot see the per-agency keys the scripts derive, so the
+ * two would drift apart. The adapters' own `prefix` option does the same job
+ * consistently.
+ */
+function assertNoKeyPrefix(client: RedisClient): void {
+  const options = client.options as { keyPrefix?: string; redisOptions?: { keyPrefix?: string } };
+  if (options.keyPrefix || options.redisOptions?.keyPrefix) {
+    throw new RangeError(
+      'The Redis client has a keyPrefix, which the adapters cannot use (their scripts derive key names). ' +
+        'Pass a client without keyPrefix and set the adapter option `prefix` instead.',
+    );
+  }
+}
+
 /** Opens a client from a URL or options, or adopts an injected one. */
 export function resolveConnection(connection: RedisConnection | undefined): ResolvedConnection {
-  if (isRedisClient(connection)) return { client: connection, owned: false };
+  if (isRedisClient(connection)) {
+    assertNoKeyPrefix(connection);
+    return { client: connection, owned: false };
+  }
+  if (typeof connection === 'object' && 'keyPrefix' in connection && connection.keyPrefix) {
+    throw new RangeError('ioredis `keyPrefix` is not supported: use the adapter option `prefix` instead.');
+  }
   if (connection === undefined) return { client: new Redis(DEFAULT_REDIS_URL), owned: true };
   if (typeof connection === 'string') return { client: new Redis(connection), owned: true };
   return { client: new Redis(connection), owned: true };

@@ -33,6 +33,8 @@ export interface StoreKeyNames {
   pending: string;
   /** ZSET deliveryId → createdAt of every finished (success or failed) delivery. */
   finished: string;
+  /** Pub/sub channel announcing configuration changes (the agency id), for linked stores' caches. */
+  configChannel: string;
 }
 
 /** The queue's key names under `prefix`. */
@@ -56,7 +58,7 @@ export function queueScriptKeys(keys: QueueKeyNames): string[] {
 /** The store's key names under `prefix`. */
 export function storeKeyNames(prefix: string): StoreKeyNames {
   const base = `${prefix}{store}:`;
-  return { base, pending: `${base}pending`, finished: `${base}finished` };
+  return { base, pending: `${base}pending`, finished: `${base}finished`, configChannel: `${base}config` };
 }
 
 /** HASH of one agency's configuration. */

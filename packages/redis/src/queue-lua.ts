@@ -45,7 +45,7 @@ local function enqueue_entry(q, id, agency, run_at)
     redis.call('ZADD', due, run_at, id)
     refresh_ready(q, agency)
   end
-  redis.call('PUBLISH', q.channel, '1')
+  redis.call('PUBLISH', q.channel, id)
 end
 
 -- Removes the delivery's entry, queued or claimed.

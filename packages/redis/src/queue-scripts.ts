@@ -49,13 +49,15 @@ return added
  * up to `limit` due entries, earliest runAt first across agencies, skipping
  * excluded agencies: it merges the agencies' due sets, taking from the agency
  * with the earliest entry every entry due no later than the next agency's
- * earliest, so one agency's backlog comes out in one batch. Returns flat
- * quadruples (deliveryId, agencyId, claimId, runAt); when nothing was claimed,
- * a single element instead: when something next becomes claimable ('' for never).
+ * earliest, so one agency's backlog comes out in one batch. Returns
+ * { claims, nextDue }: claims as flat quadruples (deliveryId, agencyId, claimId,
+ * runAt), and, when fewer than `limit` were claimed, when something next becomes
+ * claimable ('' for never; '-' when the batch was full and it was not computed).
  */
-export const claimScript = new LuaScript(
-  'claim',
-  `${PRELUDE}
+function claimSource(linked: boolean): string {
+  // Linked, ARGV[8] is the store's key prefix and the excluded agencies start at 9.
+  const firstExcluded = linked ? 9 : 8;
+  return `${PRELUDE}
 local now, lease_until, limit, token = ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6]
 
 local expired = redis.call('ZRANGEBYSCORE', q.leases, '-inf', now, 'LIMIT', 0, tonumber(ARGV[7]))
@@ -74,7 +76,7 @@ end
 for agency in pairs(touched) do refresh_ready(q, agency) end
 
 local excluded, excluded_count = {}, 0
-for i = 8, #ARGV do
+for i = ${firstExcluded}, #ARGV do
   excluded[ARGV[i]] = true
   excluded_count = excluded_count + 1
 end
@@ -124,15 +126,42 @@ while n < limit and guard > 0 do
   end
   refresh_ready(q, agency)
 end
-if n == 0 then
-  -- Nothing to claim: say when something will be, so the caller can sleep until then.
-  return { next_due(q, now) or '' }
+-- A short batch means nothing else is due now: say when something will be, so the
+-- caller can sleep until then ('-': not computed, the batch was full; '': never).
+local next_at = '-'
+if n < limit then next_at = next_due(q, now) or '' end
+if n > 0 then
+  redis.call('ZADD', q.leases, unpack(leases))
+  redis.call('HSET', q.claims, unpack(claims))
 end
-redis.call('ZADD', q.leases, unpack(leases))
-redis.call('HSET', q.claims, unpack(claims))
-return out
-`,
-);
+${linked ? SNAPSHOT_TAIL : 'return { out, next_at }'}
+`;
+}
+
+/**
+ * Linked claims also read what the worker reads next, in the same step: each
+ * claimed delivery's record fields (r, u) and each agency's configuration. The
+ * reply gains `records`, (r, u or '') pairs in claim order, and `configs`,
+ * (agencyId, HGETALL) pairs.
+ */
+const SNAPSHOT_TAIL = `
+local records, configs, seen = {}, {}, {}
+for i = 1, #out, 4 do
+  local f = redis.call('HMGET', ARGV[8] .. 'd:' .. out[i], 'r', 'u')
+  records[#records + 1] = f[1] or ''
+  records[#records + 1] = f[2] or ''
+  local agency = out[i + 1]
+  if not seen[agency] then
+    seen[agency] = true
+    configs[#configs + 1] = agency
+    configs[#configs + 1] = redis.call('HGETALL', ARGV[8] .. 'cfg:' .. agency)
+  end
+end
+return { out, next_at, records, configs }`;
+
+export const claimScript = new LuaScript('claim', claimSource(false));
+/** ARGV: base, channel, now, leaseUntil, limit, claimToken, recoverMax, storeBase, excluded agencyIds… */
+export const claimLinkedScript = new LuaScript('claimLinked', claimSource(true));
 
 /** ARGV: base, channel, now. Read-only. When something next becomes claimable (see next_due), or nil. */
 export const nextDueScript = new LuaScript(

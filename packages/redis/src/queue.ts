@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   type Claim,
   type ClaimOptions,
@@ -9,12 +8,14 @@ import {
   WebhookError,
 } from '@svc/webhooks-core';
 import { abortableSleep, withinTime } from './abortable-sleep';
+import { ChannelSubscription } from './channel-subscription';
+import { nextClaimToken } from './claim-token';
 import { quitClient, type RedisConnection, type ResolvedConnection, resolveConnection } from './connection';
 import { DEFAULT_KEY_PREFIX, type QueueKeyNames, queueKeyNames, queueScriptKeys } from './key-space';
-import type { QueueHandOff } from './queue-hand-off';
 import {
   ackScript,
   anyDueScript,
+  claimLinkedScript,
   claimScript,
   enqueueMissingScript,
   enqueueScript,
@@ -22,7 +23,9 @@ import {
   renewScript,
   rescheduleScript,
 } from './queue-scripts';
+import { RecentClaim } from './recent-claim';
 import { rejectTransaction, unexpectedReply } from './redis-errors';
+import { type RedisLink, subscriberName } from './redis-link';
 import { WakeupListener } from './wakeup-listener';
 
 /** Options of {@link createRedisQueue}. */
@@ -100,40 +103,41 @@ export function createRedisQueue(options: RedisQueueOptions = {}): RedisDelivery
 }
 
 /**
- * The queue over an already resolved connection. `handOff` links it to a store
- * that changes queue entries itself (see redis-webhooks.ts).
+ * The queue over an already resolved connection. Linked to a store (see
+ * redis-webhooks.ts), it skips the calls the store's scripts already made, and
+ * its claims also read the claimed records and configurations for the store.
  */
 export function buildRedisQueue(
   { client, owned }: ResolvedConnection,
   options: Omit<RedisQueueOptions, 'redis'>,
-  handOff?: QueueHandOff,
+  link?: RedisLink,
 ): RedisDeliveryQueue {
+  const handOff = link?.handOff;
   const keys = queueKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
   const clock = options.clock ?? Date.now;
   const recoverBatch = options.recoverBatch ?? 1000;
-  const hasDueWork = async (): Promise<boolean> =>
-    (await anyDueScript.run(client, [keys.ready], [clock()])) === 1;
-  const listener =
-    options.wakeups === false ? null : new WakeupListener(client, keys.wakeChannel, hasDueWork);
   /** Every script's keys, and the first two arguments each takes. */
   const all = queueScriptKeys(keys);
   const head = [keys.base, keys.wakeChannel];
+  const hasDueWork = async (): Promise<boolean> =>
+    (await anyDueScript.run(client, all, [...head, clock()])) === 1;
+  // Linked, the store's subscriber connection serves the wake-ups too; otherwise the queue opens its own.
+  const subscription =
+    link?.subscription ??
+    (options.wakeups === false ? null : new ChannelSubscription(client, subscriberName(keys.base)));
+  const listener =
+    options.wakeups === false || !subscription
+      ? null
+      : new WakeupListener(subscription, keys.wakeChannel, hasDueWork);
   let closed = false;
 
-  /**
-   * What the last claim found when it came back empty. The core worker waits
-   * right after an empty claim, so this answer, a moment old, spares the wait a
-   * round trip; an enqueue in between still wakes the wait through pub/sub.
-   */
-  let lastEmptyClaim: { at: number; now: number; nextDue: number | null } | null = null;
+  const recent = new RecentClaim();
 
   /** Ms until the earliest scheduled entry or lease falls due (Infinity: none). Never rejects. */
   const untilNextDue = async (): Promise<number> => {
-    const fresh = lastEmptyClaim;
-    lastEmptyClaim = null;
-    if (fresh && performance.now() - fresh.at < FRESH_CLAIM_MS) {
-      return fresh.nextDue === null ? Number.POSITIVE_INFINITY : Math.max(0, fresh.nextDue - fresh.now);
-    }
+    // Right after a short claim, its answer spares the lookup; an enqueue since then wakes the wait anyway.
+    const known = recent.dueIn();
+    if (known !== undefined) return known;
     try {
       const now = clock();
       const reply = await nextDueScript.run(client, all, [...head, now]);
@@ -168,49 +172,66 @@ export function buildRedisQueue(
 
     async claim(claimOptions: ClaimOptions): Promise<Claim[]> {
       assertClaimOptions(claimOptions);
-      const leaseUntil = claimOptions.now + claimOptions.leaseMs;
-      const reply = await claimScript.run(client, all, [
+      const { now, limit, excludeAgencies } = claimOptions;
+      const since = listener?.seq ?? 0;
+      if (listener?.live && listener.quiet && recent.surelyEmpty(now, excludeAgencies)) return [];
+      const leaseUntil = now + claimOptions.leaseMs;
+      const reply = await (link ? claimLinkedScript : claimScript).run(client, all, [
         ...head,
-        claimOptions.now,
+        now,
         leaseUntil,
-        claimOptions.limit,
-        randomBytes(9).toString('base64url'),
+        limit,
+        nextClaimToken(),
         recoverBatch,
-        ...(claimOptions.excludeAgencies ?? []),
+        ...(link ? [link.storeKeys.base] : []),
+        ...(excludeAgencies ?? []),
       ]);
-      if (Array.isArray(reply) && reply.length === 1) {
-        lastEmptyClaim = {
-          at: performance.now(),
-          nextDue: reply[0] === '' ? null : Number(reply[0]),
-          now: claimOptions.now,
-        };
-        return [];
+      if (!Array.isArray(reply) || reply.length < 2) throw unexpectedReply('claim', reply);
+      const [flat, nextDue, records, configs] = reply as [unknown, unknown, unknown[], unknown[]];
+      const claims = parseClaims(flat, leaseUntil);
+      recent.record({
+        at: performance.now(),
+        now,
+        nextDue: nextDue === '-' ? undefined : nextDue === '' ? null : Number(nextDue),
+        short: claims.length < limit,
+        excluded: new Set(excludeAgencies),
+      });
+      listener?.answered(
+        since,
+        claims.map((claim) => claim.deliveryId),
+      );
+      if (link && claims.length > 0) {
+        const ids = claims.map((claim) => claim.deliveryId);
+        link.snapshots.keep(
+          ids,
+          claims.map((claim) => claim.agencyId),
+          records,
+          configs,
+        );
       }
-      lastEmptyClaim = null;
-      return parseClaims(reply, leaseUntil);
+      return claims;
     },
 
     async renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
-      const reply = await renewScript.run(
-        client,
-        [keys.leases, keys.claims],
-        [claim.deliveryId, claim.claimId, now + leaseMs],
-      );
+      const reply = await renewScript.run(client, all, [
+        ...head,
+        claim.deliveryId,
+        claim.claimId,
+        now + leaseMs,
+      ]);
       return reply === 1;
     },
 
     async ack(claim: Claim): Promise<boolean> {
-      const reply = await ackScript.run(
-        client,
-        [keys.leases, keys.claims, keys.agencies],
-        [claim.deliveryId, claim.claimId],
-      );
+      if (handOff?.takeRemoved(claim.deliveryId)) return true;
+      const reply = await ackScript.run(client, all, [...head, claim.deliveryId, claim.claimId]);
       return reply === 1;
     },
 
     async reschedule(claim: Claim, runAt: number): Promise<boolean> {
+      if (handOff?.takeEnqueued(claim.deliveryId, claim.agencyId, runAt)) return true;
       const reply = await rescheduleScript.run(client, all, [
-        keys.base,
+        ...head,
         claim.deliveryId,
         claim.claimId,
         runAt,
@@ -225,8 +246,10 @@ export function buildRedisQueue(
       const dueIn = await withinTime(untilNextDue(), timeoutMs, signal);
       const remaining = Math.min(dueIn ?? 0, timeoutMs - (performance.now() - started));
       if (remaining <= 0 || closed || signal?.aborted) return;
-      if (listener) return listener.wait(remaining, signal);
-      return abortableSleep(remaining, signal);
+      if (!listener) return abortableSleep(remaining, signal);
+      await listener.wait(remaining, signal);
+      // The caller now knows of every message so far; waiting again without claiming waits for a new one.
+      listener.answered(listener.seq);
     },
 
     async counts(): Promise<RedisQueueCounts> {
@@ -237,14 +260,12 @@ export function buildRedisQueue(
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await listener?.close();
+      listener?.close();
+      if (!link) await subscription?.close();
       if (owned) await quitClient(client);
     },
   };
 }
-
-/** How long an empty claim's "next due" answer stands in for a fresh lookup, in ms. */
-const FRESH_CLAIM_MS = 50;
 
 /** Refuses a claim that would hand out leases already expired, or claim nothing by accident. */
 function assertClaimOptions({ limit, leaseMs }: ClaimOptions): void {

@@ -1,7 +1,7 @@
 import { quitClient, type RedisClient, resolveConnection } from './connection';
-import { DEFAULT_KEY_PREFIX, queueKeyNames } from './key-space';
+import { DEFAULT_KEY_PREFIX, queueKeyNames, storeKeyNames } from './key-space';
 import { buildRedisQueue, type RedisDeliveryQueue, type RedisQueueOptions } from './queue';
-import { QueueHandOff } from './queue-hand-off';
+import { createRedisLink } from './redis-link';
 import { buildRedisStore, type RedisStoreOptions, type RedisWebhookStore } from './store';
 
 /** Options of {@link createRedisWebhooks}: those of the store and the queue, over one connection and prefix. */
@@ -19,12 +19,13 @@ export interface RedisWebhooks {
  * Creates the Redis store and queue over one connection and prefix, linked: the
  * store's insert also enqueues the new delivery, and the compare-and-set that
  * records an attempt also reschedules or removes its queue entry, each in the
- * same Lua script. So `emit` is atomic on Redis (no crash can leave a delivery
+ * same Lua script; a claim also reads the claimed records and their agencies'
+ * configurations. So `emit` is atomic on Redis (no crash can leave a delivery
  * without its queue entry), a recorded attempt and its queue entry never
- * disagree, and the service's follow-up `enqueue`, `ack` or `reschedule` of that
- * entry is answered in process, without a round trip. The usual way to run on
- * Redis alone; use `createRedisStore` / `createRedisQueue` to mix with another
- * store or queue.
+ * disagree, and the worker's reads and the service's follow-up `enqueue`, `ack`
+ * or `reschedule` are answered in process instead of by more round trips. The
+ * usual way to run on Redis alone; use `createRedisStore` / `createRedisQueue`
+ * to mix with another store or queue.
  *
  * On Redis Cluster the linked scripts touch store and queue keys together, so the
  * prefix must carry a hash tag (`{myapp}:`) that puts them in one slot.
@@ -40,14 +41,10 @@ export function createRedisWebhooks(options: RedisWebhooksOptions = {}): RedisWe
   const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
   const { client, owned } = resolveConnection(options.redis);
   assertOneSlot(client, prefix);
-  const handOff = new QueueHandOff();
+  const link = createRedisLink(client, storeKeyNames(prefix), queueKeyNames(prefix));
   const shared = { client, owned: false };
-  const store = buildRedisStore(
-    shared,
-    { ...options, prefix },
-    { queueKeys: queueKeyNames(prefix), handOff },
-  );
-  const queue = buildRedisQueue(shared, { ...options, prefix }, handOff);
+  const store = buildRedisStore(shared, { ...options, prefix }, link);
+  const queue = buildRedisQueue(shared, { ...options, prefix }, link);
   let closed = false;
   return {
     store,
@@ -57,6 +54,7 @@ export function createRedisWebhooks(options: RedisWebhooksOptions = {}): RedisWe
       closed = true;
       await queue.close();
       await store.close();
+      await link.subscription.close();
       if (owned) await quitClient(client);
     },
   };

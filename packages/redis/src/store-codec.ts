@@ -51,8 +51,8 @@ export function decodeDeliveryPairs(reply: unknown, operation: string): Delivery
 }
 
 /** Only the fields a {@link DeliveryUpdate} owns, so a caller's extra properties are never persisted. */
-export function encodeUpdate(update: DeliveryUpdate): string {
-  const own: DeliveryUpdate = {
+export function ownUpdate(update: DeliveryUpdate): DeliveryUpdate {
+  return {
     status: update.status,
     attempt: update.attempt,
     maxAttempts: update.maxAttempts,
@@ -63,5 +63,9 @@ export function encodeUpdate(update: DeliveryUpdate): string {
     lastErrorMessage: update.lastErrorMessage,
     lastResponseExcerpt: update.lastResponseExcerpt,
   };
-  return JSON.stringify(own);
+}
+
+/** The record as inserted (field `r`) with an update applied, without parsing the update back. */
+export function applyUpdate(inserted: string, update: DeliveryUpdate): DeliveryRecord {
+  return Object.assign(JSON.parse(inserted) as DeliveryRecord, update);
 }

@@ -4,7 +4,8 @@ import { QUEUE_LUA, queueTableLua } from './queue-lua';
 /**
  * Lua scripts of the Redis store: every change that touches more than one key
  * runs as one script, so indexes never disagree with records, even when a
- * process dies halfway through a write.
+ * process dies halfway through a write. Every configuration change also
+ * publishes the agency id, which keeps linked stores' caches coherent.
  *
  * Layout (see key-space.ts): a delivery is a HASH `d:<id>` with `r` (the record
  * as inserted, JSON), `u` (the last update, JSON; absent before the first), and
@@ -39,7 +40,8 @@ end
 `;
 
 /**
- * KEYS: cfg. ARGV: id, agencyId, webhookUrl, enabled (1|0), subscribedEventTypes (JSON), now, signingSecret.
+ * KEYS: cfg. ARGV: id, agencyId, webhookUrl, enabled (1|0), subscribedEventTypes (JSON), now, signingSecret,
+ * configChannel. Announces the change (the agency id) to linked stores' configuration caches.
  * Returns { created (1|0), HGETALL… }.
  */
 export const upsertConfigScript = new LuaScript(
@@ -53,19 +55,31 @@ else
   redis.call('HSET', KEYS[1], 'id', ARGV[1], 'agencyId', ARGV[2], 'webhookUrl', ARGV[3], 'enabled', ARGV[4],
     'subscribedEventTypes', ARGV[5], 'signingSecret', ARGV[7], 'createdAt', ARGV[6], 'updatedAt', ARGV[6])
 end
+redis.call('PUBLISH', ARGV[8], ARGV[2])
 local fields = redis.call('HGETALL', KEYS[1])
 table.insert(fields, 1, created)
 return fields
 `,
 );
 
-/** KEYS: cfg. ARGV: signingSecret, now. Returns HGETALL, empty when there is no configuration. */
+/** KEYS: cfg. ARGV: signingSecret, now, configChannel, agencyId. Returns HGETALL, empty when there is no configuration. */
 export const setSecretScript = new LuaScript(
   'setSigningSecret',
   `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
 redis.call('HSET', KEYS[1], 'signingSecret', ARGV[1], 'updatedAt', ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return redis.call('HGETALL', KEYS[1])
+`,
+);
+
+/** KEYS: cfg. ARGV: configChannel, agencyId. Returns 1 when a configuration was deleted. */
+export const deleteConfigScript = new LuaScript(
+  'deleteConfig',
+  `
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return 1
 `,
 );
 

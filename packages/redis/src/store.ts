@@ -5,35 +5,31 @@ import type {
   ListDeliveriesOptions,
   StoreCapabilities,
   TransactionOptions,
-  UpsertConfigInput,
-  WebhookConfigRecord,
   WebhookStore,
 } from '@svc/webhooks-core';
+import { configOperations } from './config-operations';
 import { quitClient, type RedisConnection, type ResolvedConnection, resolveConnection } from './connection';
 import {
-  configKey,
   DEFAULT_KEY_PREFIX,
   deliveryKey,
   eventIndexKey,
   listIndexKey,
-  type QueueKeyNames,
   queueScriptKeys,
   type StoreKeyNames,
   storeKeyNames,
 } from './key-space';
 import type { QueueHandOff } from './queue-hand-off';
 import { rejectTransaction, unexpectedReply } from './redis-errors';
-import { configFields, decodeConfig, decodeDelivery, decodeDeliveryPairs, encodeUpdate } from './store-codec';
+import type { RedisLink } from './redis-link';
+import { applyUpdate, decodeDelivery, decodeDeliveryPairs, ownUpdate } from './store-codec';
 import {
   insertDeliveryLinkedScript,
   insertDeliveryScript,
   listDeliveriesScript,
   listDuePendingScript,
   purgeScript,
-  setSecretScript,
   updateDeliveryLinkedScript,
   updateDeliveryScript,
-  upsertConfigScript,
 } from './store-scripts';
 
 /** Options of {@link createRedisStore}. */
@@ -93,19 +89,14 @@ export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookS
 }
 
 /**
- * A store linked to a queue: its insert and update scripts also enqueue or
- * remove the delivery's queue entry, atomically with the record change.
+ * The store over an already resolved connection. Linked to a queue (see
+ * redis-webhooks.ts), its insert and update scripts also enqueue or remove the
+ * delivery's queue entry, and its reads use the snapshots the queue's claims took.
  */
-export interface StoreQueueLink {
-  queueKeys: QueueKeyNames;
-  handOff: QueueHandOff;
-}
-
-/** The store over an already resolved connection, optionally linked to a queue. */
 export function buildRedisStore(
   { client, owned }: ResolvedConnection,
   options: Omit<RedisStoreOptions, 'redis'>,
-  link?: StoreQueueLink,
+  link?: RedisLink,
 ): RedisWebhookStore {
   const keys = storeKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
   const retentionBatch = options.retentionBatch ?? 4;
@@ -122,32 +113,7 @@ export function buildRedisStore(
     capabilities,
     keys,
 
-    async getConfig(agencyId: string): Promise<WebhookConfigRecord | null> {
-      const pairs = await client.hgetall(configKey(keys.base, agencyId));
-      return Object.keys(pairs).length === 0 ? null : decodeConfig(Object.entries(pairs).flat());
-    },
-
-    async upsertConfig(input: UpsertConfigInput): Promise<{ config: WebhookConfigRecord; created: boolean }> {
-      const [url, enabled, subscriptions] = configFields(input);
-      const reply = await upsertConfigScript.run(
-        client,
-        [configKey(keys.base, input.agencyId)],
-        [input.newId, input.agencyId, url, enabled, subscriptions, input.now, input.newSigningSecret],
-      );
-      if (!Array.isArray(reply)) throw unexpectedReply('upsertConfig', reply);
-      const [created, ...pairs] = reply as unknown[];
-      return { config: decodeConfig(pairs), created: created === 1 };
-    },
-
-    async setSigningSecret(agencyId: string, signingSecret: string, now: number) {
-      const reply = await setSecretScript.run(client, [configKey(keys.base, agencyId)], [signingSecret, now]);
-      if (!Array.isArray(reply)) throw unexpectedReply('setSigningSecret', reply);
-      return reply.length === 0 ? null : decodeConfig(reply);
-    },
-
-    async deleteConfig(agencyId: string): Promise<boolean> {
-      return (await client.del(configKey(keys.base, agencyId))) === 1;
-    },
+    ...configOperations(client, keys, link),
 
     async insertDelivery(record: DeliveryRecord, txOptions?: TransactionOptions) {
       if (txOptions?.transaction !== undefined) throw rejectTransaction('store');
@@ -184,6 +150,8 @@ export function buildRedisStore(
     },
 
     async getDelivery(deliveryId: string): Promise<DeliveryRecord | null> {
+      const snapshot = link?.snapshots.takeRecord(deliveryId);
+      if (snapshot) return decodeDelivery(snapshot.inserted, snapshot.update);
       const [inserted, update] = await client.hmget(deliveryKey(keys.base, deliveryId), 'r', 'u');
       return inserted ? decodeDelivery(inserted, update) : null;
     },
@@ -200,7 +168,8 @@ export function buildRedisStore(
       expected: DeliveryExpectation,
       update: DeliveryUpdate,
     ): Promise<DeliveryRecord | null> {
-      const encoded = encodeUpdate(update);
+      const own = ownUpdate(update);
+      const encoded = JSON.stringify(own);
       const reply = await updateScript.run(
         client,
         [deliveryKey(keys.base, deliveryId), keys.pending, keys.finished, ...linkKeys],
@@ -217,7 +186,7 @@ export function buildRedisStore(
         ],
       );
       if (reply === null) return null;
-      const saved = decodeDelivery(String(reply), encoded);
+      const saved = applyUpdate(String(reply), own);
       if (link) noteQueueChange(link.handOff, saved);
       return saved;
     },

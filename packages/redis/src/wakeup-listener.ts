@@ -1,43 +1,88 @@
-import type { RedisClient } from './connection';
+import type { ChannelSubscription } from './channel-subscription';
 
 /**
  * Wake-ups for idle workers over Redis pub/sub: every enqueue publishes on the
- * queue's channel, and a subscriber connection of our own (a `duplicate()` of
- * the command client, because a subscribed connection can run nothing else)
- * resolves the waiting `waitForWork` calls.
+ * queue's channel, and the queue's subscriber connection resolves the waiting
+ * `waitForWork` calls.
  *
- * Messages can be missed in two places, and both are covered: one that arrives
- * while nobody waits is remembered once (a worker that found nothing to claim
- * and starts waiting a moment later would otherwise sleep through it); and
- * enqueues made while the subscriber was (re)connecting are found by asking
- * `hasDueWork` each time the subscription comes up. Waits still end on their
- * timeout, so anything else lost costs at most one poll interval, never a delivery.
+ * Each message names the enqueued delivery. Messages that arrive while nobody
+ * waits are kept as "unanswered" until a claim answers them: a claim answers
+ * every message received before it began, and those of the deliveries it
+ * returned. A wait returns at once while any message is unanswered (the entry
+ * may be waiting for this worker), and only then, so a message whose delivery
+ * a claim already took costs no extra claim. Enqueues made while the
+ * subscriber was (re)connecting are found by asking `hasDueWork` each time the
+ * subscription comes up. Waits still end on their timeout, so anything else
+ * lost costs at most one poll interval, never a delivery.
  */
+/** Stands for "some delivery" when the listener found due work by asking, not by a message. */
+const SOMETHING_DUE = '*';
+/** Unanswered messages kept at most; older ones count as answered (a wait still ends on its timeout). */
+const MAX_UNANSWERED = 10_000;
+/** Recently claimed deliveries remembered, for messages that trail their claim. */
+const MAX_RECENTLY_CLAIMED = 1_024;
+
 export class WakeupListener {
-  #subscriber: RedisClient | null = null;
   #waiters = new Set<() => void>();
-  #missed = false;
   #closed = false;
+  /** Message sequence number, and the unanswered messages: deliveryId → sequence number. */
+  #seq = 0;
+  readonly #unanswered = new Map<string, number>();
+  /** Deliveries this process claimed lately: their messages, when they trail the claim's reply, are old news. */
+  readonly #recentlyClaimed = new Set<string>();
 
   constructor(
-    private readonly source: RedisClient,
-    private readonly channel: string,
+    private readonly subscription: ChannelSubscription,
+    channel: string,
     private readonly hasDueWork: () => Promise<boolean>,
-  ) {}
+  ) {
+    subscription.on(channel, (deliveryId) => this.#onMessage(deliveryId));
+    // (Re)subscribed: look for what was enqueued while nobody listened.
+    subscription.whenLive(() => this.#checkForMissedWork());
+  }
+
+  /** Subscribed and connected right now: only then does a quiet channel mean nothing was enqueued. */
+  get live(): boolean {
+    return this.subscription.live;
+  }
+
+  /** The sequence number of the latest message; take it when a claim begins, for {@link answered}. */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** No message is waiting for a claim to answer it. */
+  get quiet(): boolean {
+    return this.#unanswered.size === 0;
+  }
+
+  /** A claim that began at sequence `since` has run and returned `deliveryIds`: those messages are answered. */
+  answered(since: number, deliveryIds: Iterable<string> = []): void {
+    for (const [id, seq] of this.#unanswered) if (seq <= since) this.#unanswered.delete(id);
+    for (const id of deliveryIds) {
+      this.#unanswered.delete(id);
+      this.#recentlyClaimed.add(id);
+    }
+    while (this.#recentlyClaimed.size > MAX_RECENTLY_CLAIMED) {
+      const oldest = this.#recentlyClaimed.values().next();
+      if (oldest.done) break;
+      this.#recentlyClaimed.delete(oldest.value);
+    }
+  }
 
   /** Opens the subscriber connection now (idempotent), so the first wait does not race its setup. */
   prepare(): void {
-    if (!this.#closed) this.#subscribe();
+    if (!this.#closed) this.subscription.open();
   }
 
-  /** Resolves on the next wake-up, after `timeoutMs`, or when `signal` aborts. Never rejects. */
+  /**
+   * Resolves on the next wake-up, after `timeoutMs`, or when `signal` aborts; at
+   * once while a message is unanswered. Never rejects.
+   */
   wait(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted || this.#closed) return Promise.resolve();
     this.prepare();
-    if (this.#missed) {
-      this.#missed = false;
-      return Promise.resolve();
-    }
+    if (this.#unanswered.size > 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -51,54 +96,27 @@ export class WakeupListener {
     });
   }
 
-  /** Wakes every waiter now and drops the subscriber connection. Idempotent. */
-  async close(): Promise<void> {
+  /** Wakes every waiter now; later waits resolve at once. Idempotent. */
+  close(): void {
     this.#closed = true;
     this.#wakeAll();
-    const subscriber = this.#subscriber;
-    this.#subscriber = null;
-    if (!subscriber) return;
-    try {
-      await subscriber.quit();
-    } catch {
-      subscriber.disconnect();
-    }
-  }
-
-  #subscribe(): void {
-    if (this.#subscriber) return;
-    const subscriber = this.source.duplicate();
-    this.#subscriber = subscriber;
-    // Connection errors are retried by ioredis; waits keep timing out meanwhile.
-    subscriber.on('error', () => {});
-    subscriber.on('message', () => this.#onMessage());
-    let subscribedOnce = false;
-    subscriber.on('ready', () => {
-      // A reconnect: ioredis resubscribes on its own; look for what arrived meanwhile.
-      if (subscribedOnce) this.#checkForMissedWork();
-    });
-    subscriber
-      .subscribe(this.channel)
-      .then(() => {
-        subscribedOnce = true;
-        this.#checkForMissedWork();
-      })
-      .catch(() => {});
   }
 
   #checkForMissedWork(): void {
     this.hasDueWork()
       .then((due) => {
-        if (due) this.#onMessage();
+        if (due) this.#onMessage(SOMETHING_DUE);
       })
       .catch(() => {});
   }
 
-  #onMessage(): void {
-    if (this.#waiters.size === 0) {
-      this.#missed = true;
-      return;
-    }
+  #onMessage(deliveryId: string): void {
+    // The message and the claim's reply travel on two connections; the message may come second.
+    if (this.#recentlyClaimed.delete(deliveryId)) return;
+    this.#seq += 1;
+    this.#unanswered.delete(deliveryId);
+    this.#unanswered.set(deliveryId, this.#seq);
+    if (this.#unanswered.size > MAX_UNANSWERED) this.answered(this.#seq - MAX_UNANSWERED);
     this.#wakeAll();
   }
 

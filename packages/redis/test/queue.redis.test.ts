@@ -160,6 +160,40 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
     }
   });
 
+  it('answers the claim right after a short one locally, until a wake-up says something was enqueued', async () => {
+    const other = createRedisQueue({ redis: REDIS_URL, prefix });
+    try {
+      await queue.waitForWork({ timeoutMs: 50 });
+      await expect
+        .poll(async () => {
+          await queue.waitForWork({ timeoutMs: 10 });
+          return (await redis.pubsub('NUMSUB', queue.keys.wakeChannel))[1];
+        })
+        .toBe(1);
+      await queue.enqueue({ deliveryId: 'first', agencyId: 'agency-a', runAt: T0 });
+      await queue.waitForWork({ timeoutMs: 1_000 });
+      expect(await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 })).toHaveLength(1);
+      const sent: string[] = [];
+      const original = redis.sendCommand.bind(redis);
+      redis.sendCommand = ((command: Parameters<Redis['sendCommand']>[0]) => {
+        sent.push(command.name);
+        return original(command);
+      }) as Redis['sendCommand'];
+      expect(await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 }), 'the claim right after').toEqual([]);
+      expect(sent, 'commands sent for it').toEqual([]);
+      await other.enqueue({ deliveryId: 'second', agencyId: 'agency-a', runAt: T0 });
+      await queue.waitForWork({ timeoutMs: 5_000 });
+      const claims = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 });
+      expect(
+        claims.map((claim) => claim.deliveryId),
+        'after the wake-up',
+      ).toEqual(['second']);
+      redis.sendCommand = original;
+    } finally {
+      await other.close();
+    }
+  });
+
   it('waitForWork resolves at once on an aborted signal and after close', async () => {
     const controller = new AbortController();
     const waiting = queue.waitForWork({ timeoutMs: 60_000, signal: controller.signal });

@@ -78,6 +78,7 @@ describeRedis(
         receiverCa: receiver.ca,
         concurrency: 16,
         leaseMs: 3_000,
+        linked: false,
       };
       workers.push(...(await Promise.all([0, 1, 2].map(() => spawnWorkerProcess(options)))));
 

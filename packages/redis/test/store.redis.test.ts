@@ -1,6 +1,6 @@
 import type { DeliveryRecord, DeliveryUpdate } from '@svc/webhooks-core';
 import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createRedisStore, type RedisWebhookStore } from '../src/index';
 import {
@@ -191,6 +191,13 @@ describeRedis('Redis store: backend-specific behaviour', () => {
     await owned.close();
     await owned.close();
     await expect(owned.getConfig('agency-a')).rejects.toThrow();
+  });
+
+  it('refuses a client with ioredis keyPrefix (scripts derive key names it would not prefix)', () => {
+    const prefixed = new Redis(REDIS_URL, { keyPrefix: 'app:', lazyConnect: true });
+    expect(() => createRedisStore({ redis: prefixed })).toThrow(/keyPrefix/);
+    expect(() => createRedisStore({ redis: { keyPrefix: 'app:' } })).toThrow(/keyPrefix/);
+    prefixed.disconnect();
   });
 
   it('refuses a non-positive finishedTtlMs', () => {

@@ -15,6 +15,8 @@ export interface WorkerProcessOptions {
   receiverCa: string;
   concurrency: number;
   leaseMs: number;
+  /** Use the linked store and queue of `createRedisWebhooks`. */
+  linked: boolean;
 }
 
 /** A running worker process. */
@@ -42,6 +44,7 @@ export async function spawnWorkerProcess(options: WorkerProcessOptions): Promise
       WHK_RECEIVER_CA: options.receiverCa,
       WHK_CONCURRENCY: String(options.concurrency),
       WHK_LEASE_MS: String(options.leaseMs),
+      WHK_LINKED: options.linked ? '1' : '0',
     },
   });
   await new Promise<void>((resolve, reject) => {

@@ -8,6 +8,9 @@ import type { Migration } from '../migration';
  * bigint epoch ms, exactly what the records carry. `payload` is `json`, not
  * `jsonb`, so the metadata keeps its key order and round-trips byte for byte.
  *
+ * fillfactor 80 leaves room on each page so a claim (which changes only
+ * unindexed columns) is a HOT update; see docs/postgres.md for every index.
+ *
  * The trigger sends a NOTIFY whenever a row gains an unclaimed queue entry
  * (insert of a pending delivery, enqueue, reschedule). NOTIFY is transactional,
  * so a delivery written in a host transaction wakes workers only on COMMIT; and
@@ -50,13 +53,13 @@ CREATE TABLE {{schema}}.webhook_deliveries (
   last_response_code    integer,
   last_error_message    text,
   last_response_excerpt text,
-  -- The queue: a row has a queue entry while run_at is set; claim_id and
-  -- lease_until are set while a worker holds it.
+  -- The queue: a row has a queue entry while run_at is set (when it is due);
+  -- claim_id and lease_until are set while a worker holds it.
   run_at                bigint,
   claim_id              text,
   lease_until           bigint,
   CONSTRAINT webhook_deliveries_agency_event_key UNIQUE (agency_id, event_id)
-) WITH (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.05);
+) WITH (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.05);
 
 CREATE INDEX webhook_deliveries_agency_id_idx
   ON {{schema}}.webhook_deliveries (agency_id, id DESC);
@@ -64,8 +67,8 @@ CREATE INDEX webhook_deliveries_agency_id_idx
 CREATE INDEX webhook_deliveries_agency_status_id_idx
   ON {{schema}}.webhook_deliveries (agency_id, status, id DESC);
 
-CREATE INDEX webhook_deliveries_claimable_idx
-  ON {{schema}}.webhook_deliveries ((COALESCE(lease_until, run_at)))
+CREATE INDEX webhook_deliveries_due_idx
+  ON {{schema}}.webhook_deliveries (run_at)
   WHERE run_at IS NOT NULL;
 
 CREATE INDEX webhook_deliveries_pending_retry_idx

@@ -1,0 +1,264 @@
+import type { DeliveryUpdate } from '@svc/webhooks-core';
+import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createRedisStore, createRedisWebhooks, type RedisWebhooks } from '../src/index';
+import { connectTestRedis, describeRedis, removeKeys, uniquePrefix } from './redis-test-env';
+
+const T0 = 1_700_000_000_000;
+const LEASE = 30_000;
+
+function attempt(overrides: Partial<DeliveryUpdate>): DeliveryUpdate {
+  return {
+    status: 'pending',
+    attempt: 1,
+    maxAttempts: 5,
+    nextRetryAt: null,
+    lastAttemptAt: T0,
+    deliveredAt: null,
+    lastResponseCode: 500,
+    lastErrorMessage: 'HTTP 500',
+    lastResponseExcerpt: null,
+    ...overrides,
+  };
+}
+
+/** Counts the commands this test's connection sends, to prove the in-process hand-off. */
+function commandCounter(redis: Redis): { count(): number } {
+  let sent = 0;
+  const original = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    sent++;
+    return original(...args);
+  }) as Redis['sendCommand'];
+  return { count: () => sent };
+}
+
+describeRedis('createRedisWebhooks: store and queue linked in the same scripts', () => {
+  let admin: Redis;
+  let redis: Redis;
+  let prefix: string;
+  let linked: RedisWebhooks;
+
+  beforeAll(() => {
+    admin = connectTestRedis();
+  });
+  afterAll(async () => {
+    await admin.quit();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix('linked');
+    redis = connectTestRedis();
+    linked = createRedisWebhooks({ redis, prefix, wakeups: false });
+  });
+  afterEach(async () => {
+    await linked.close();
+    await redis.quit();
+    await removeKeys(admin, prefix);
+  });
+
+  it('insertDelivery queues a new pending delivery in the same step, and the emit’s enqueue costs no round trip', async () => {
+    // Warm up: the connection's handshake and the script cache are not what is counted.
+    await linked.store.insertDelivery(makeDeliveryRecord({ agencyId: 'agency-b', nextRetryAt: T0 + 10 }));
+    const record = makeDeliveryRecord({ agencyId: 'agency-a', nextRetryAt: T0 + 10 });
+    const counter = commandCounter(redis);
+    await linked.store.insertDelivery(record);
+    await linked.queue.enqueue({ deliveryId: record.id, agencyId: 'agency-a', runAt: T0 + 10 });
+    expect(counter.count(), 'commands sent for insert + enqueue').toBe(1);
+    expect(await linked.queue.claim({ limit: 5, leaseMs: LEASE, now: T0 + 9 })).toEqual([]);
+    const claims = await linked.queue.claim({
+      limit: 5,
+      leaseMs: LEASE,
+      now: T0 + 10,
+      excludeAgencies: ['agency-b'],
+    });
+    expect(claims.map((claim) => [claim.deliveryId, claim.runAt])).toEqual([[record.id, T0 + 10]]);
+  });
+
+  it('a duplicate insert (same event) queues nothing more; finished records are never queued', async () => {
+    const first = makeDeliveryRecord({ agencyId: 'agency-a', eventId: 'evt-1' });
+    await linked.store.insertDelivery(first);
+    await linked.store.insertDelivery(makeDeliveryRecord({ agencyId: 'agency-a', eventId: 'evt-1' }));
+    await linked.store.insertDelivery(makeDeliveryRecord({ status: 'success', nextRetryAt: null }));
+    expect(await linked.queue.counts()).toEqual({ queued: 1, claimed: 0 });
+  });
+
+  it('recording a failed attempt reschedules the entry atomically; the worker’s reschedule is answered in process', async () => {
+    const record = makeDeliveryRecord({ agencyId: 'agency-a', nextRetryAt: T0 });
+    await linked.store.insertDelivery(record);
+    const [claim] = await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 });
+    await linked.store.updateDelivery(
+      record.id,
+      { attempt: 0, status: 'pending' },
+      attempt({ nextRetryAt: T0 + 60_000 }),
+    );
+    const counter = commandCounter(redis);
+    expect(await linked.queue.reschedule(claim!, T0 + 60_000)).toBe(true);
+    expect(counter.count(), 'commands sent for the reschedule').toBe(0);
+    expect(await linked.queue.renew(claim!, LEASE, T0), 'the old claim was released with the update').toBe(
+      false,
+    );
+    expect(await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 + 59_999 })).toEqual([]);
+    const [again] = await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 + 60_000 });
+    expect(again?.deliveryId).toBe(record.id);
+  });
+
+  it('recording success removes the entry atomically; the worker’s ack is answered in process', async () => {
+    const record = makeDeliveryRecord({ agencyId: 'agency-a', nextRetryAt: T0 });
+    await linked.store.insertDelivery(record);
+    const [claim] = await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 });
+    await linked.store.updateDelivery(
+      record.id,
+      { attempt: 0, status: 'pending' },
+      attempt({ status: 'success', deliveredAt: T0, lastResponseCode: 200, lastErrorMessage: null }),
+    );
+    expect(await linked.queue.counts(), 'entry gone with the update').toEqual({ queued: 0, claimed: 0 });
+    expect(await linked.queue.ack(claim!)).toBe(true);
+    expect(await linked.queue.ack(claim!), 'a second ack').toBe(false);
+  });
+
+  it('a replay (failed → pending) queues the delivery again in the same step', async () => {
+    const record = makeDeliveryRecord({
+      agencyId: 'agency-a',
+      status: 'failed',
+      attempt: 5,
+      nextRetryAt: null,
+    });
+    await linked.store.insertDelivery(record);
+    expect(await linked.queue.counts()).toEqual({ queued: 0, claimed: 0 });
+    await linked.store.updateDelivery(
+      record.id,
+      { attempt: 5, status: 'failed' },
+      attempt({ attempt: 5, maxAttempts: 6, nextRetryAt: T0 + 5 }),
+    );
+    await linked.queue.enqueue({ deliveryId: record.id, agencyId: 'agency-a', runAt: T0 + 5 });
+    const claims = await linked.queue.claim({ limit: 5, leaseMs: LEASE, now: T0 + 5 });
+    expect(claims.map((claim) => claim.deliveryId)).toEqual([record.id]);
+  });
+
+  it('an enqueue that differs from what the store did still runs (runAt moved by the caller)', async () => {
+    const record = makeDeliveryRecord({ agencyId: 'agency-a', nextRetryAt: T0 });
+    await linked.store.insertDelivery(record);
+    await linked.queue.enqueue({ deliveryId: record.id, agencyId: 'agency-a', runAt: T0 + 1_000 });
+    expect(await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 })).toEqual([]);
+    expect(await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 + 1_000 })).toHaveLength(1);
+  });
+
+  it('close() leaves an injected client open', async () => {
+    await linked.close();
+    await linked.close();
+    expect(await redis.ping()).toBe('PONG');
+  });
+
+  it('the worker’s reads right after a claim come with the claim: getDelivery and getConfig send no command', async () => {
+    await linked.store.upsertConfig({
+      agencyId: 'agency-a',
+      webhookUrl: 'https://example.com/hooks',
+      enabled: true,
+      subscribedEventTypes: ['job_created'],
+      now: T0,
+      newId: 'cfg-a',
+      newSigningSecret: 'a'.repeat(64),
+    });
+    const records = [
+      makeDeliveryRecord({ agencyId: 'agency-a' }),
+      makeDeliveryRecord({ agencyId: 'agency-a' }),
+    ];
+    for (const record of records) await linked.store.insertDelivery(record);
+    const claims = await linked.queue.claim({ limit: 5, leaseMs: LEASE, now: T0 });
+    expect(claims).toHaveLength(2);
+    const counter = commandCounter(redis);
+    for (const record of records) {
+      expect(await linked.store.getDelivery(record.id)).toEqual(record);
+      expect((await linked.store.getConfig('agency-a'))?.signingSecret).toBe('a'.repeat(64));
+    }
+    expect(counter.count(), 'commands sent for two getDelivery + two getConfig').toBe(0);
+    expect(await linked.store.getDelivery(records[0]!.id), 'a second read goes to Redis').toEqual(records[0]);
+    expect(counter.count()).toBe(1);
+  });
+
+  it('a change landing between the claim and the read is caught by the compare-and-set', async () => {
+    const record = makeDeliveryRecord({ agencyId: 'agency-a' });
+    await linked.store.insertDelivery(record);
+    await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 });
+    // Another process records an attempt right after our claim read the record.
+    const other = createRedisWebhooks({ redis: admin, prefix, wakeups: false });
+    await other.store.updateDelivery(
+      record.id,
+      { attempt: 0, status: 'pending' },
+      attempt({ nextRetryAt: T0 + 1 }),
+    );
+    await other.close();
+    const read = await linked.store.getDelivery(record.id);
+    expect(read?.attempt, 'the snapshot, a moment old').toBe(0);
+    expect(
+      await linked.store.updateDelivery(record.id, { attempt: 0, status: 'pending' }, attempt({})),
+      'stale write',
+    ).toBeNull();
+    expect((await linked.store.getDelivery(record.id))?.attempt, 'the fresh read after it').toBe(1);
+  });
+
+  describe('the configuration cache', () => {
+    const base = {
+      agencyId: 'agency-a',
+      webhookUrl: 'https://example.com/v1',
+      enabled: true,
+      subscribedEventTypes: ['job_created'],
+      now: T0,
+      newId: 'cfg-a',
+      newSigningSecret: 'a'.repeat(64),
+    };
+
+    /** Reads until the subscription is live and the configuration is cached. */
+    async function cacheIt(): Promise<void> {
+      await expect
+        .poll(async () => {
+          await linked.store.getConfig('agency-a');
+          const counter = commandCounter(redis);
+          await linked.store.getConfig('agency-a');
+          return counter.count();
+        })
+        .toBe(0);
+    }
+
+    it('serves repeated reads from the process once the subscription is live, as copies', async () => {
+      await linked.store.upsertConfig(base);
+      await cacheIt();
+      const read = await linked.store.getConfig('agency-a');
+      read?.subscribedEventTypes.push('mutated');
+      expect((await linked.store.getConfig('agency-a'))?.subscribedEventTypes).toEqual(['job_created']);
+    });
+
+    it('a write through this store is seen at once; one through another process after its message', async () => {
+      await linked.store.upsertConfig(base);
+      await cacheIt();
+      await linked.store.setSigningSecret('agency-a', 'b'.repeat(64), T0 + 1);
+      expect((await linked.store.getConfig('agency-a'))?.signingSecret, 'own write').toBe('b'.repeat(64));
+      await cacheIt();
+      const elsewhere = createRedisStore({ redis: admin, prefix });
+      await elsewhere.upsertConfig({ ...base, webhookUrl: 'https://example.com/v2', now: T0 + 2 });
+      await expect
+        .poll(async () => (await linked.store.getConfig('agency-a'))?.webhookUrl)
+        .toBe('https://example.com/v2');
+      await cacheIt();
+      await elsewhere.deleteConfig('agency-a');
+      await expect.poll(() => linked.store.getConfig('agency-a')).toBeNull();
+    });
+
+    it('a dropped subscription empties the cache: a change whose message was lost is still seen', async () => {
+      await linked.store.upsertConfig(base);
+      await cacheIt();
+      const clients = (await admin.client('LIST')) as string;
+      const subscriber = clients
+        .split('\n')
+        .find((line) => line.includes(`name=${prefix}{store}:subscriber`));
+      expect(subscriber, 'the subscriber connection, by its name').toBeDefined();
+      // Change the record behind the cache's back (no message), then cut the subscriber.
+      await admin.hset(`${prefix}{store}:cfg:agency-a`, 'webhookUrl', 'https://example.com/silent');
+      await admin.client('KILL', 'ID', /id=(\d+)/.exec(subscriber!)![1]!);
+      await expect
+        .poll(async () => (await linked.store.getConfig('agency-a'))?.webhookUrl)
+        .toBe('https://example.com/silent');
+    });
+  });
+});
