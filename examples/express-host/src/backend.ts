@@ -69,16 +69,13 @@ async function openPg(connectionString: string): Promise<HostBackend> {
 }
 
 async function openRedis(url: string): Promise<HostBackend> {
-  const { createRedisQueue, createRedisStore } = await import('@svc/webhooks-redis');
-  const store = createRedisStore({ redis: url });
-  const queue = createRedisQueue({ redis: url });
+  const { createRedisWebhooks } = await import('@svc/webhooks-redis');
+  // The linked pair: the insert also enqueues, so an emit is one atomic step.
+  const webhooks = createRedisWebhooks({ redis: url });
   return {
     kind: 'redis',
-    store,
-    queue,
-    async close() {
-      await queue.close();
-      await store.close();
-    },
+    store: webhooks.store,
+    queue: webhooks.queue,
+    close: () => webhooks.close(),
   };
 }

@@ -110,9 +110,19 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
       bodyTimeout: options.timeoutMs,
       connect: { ...options.tls, lookup: pinnedLookup(checked.addresses), timeout: options.timeoutMs },
     });
+  // A check result for an IP-literal host is reused across sends, so its origin
+  // and pin key (URL getters, a sort and a join) are worth computing only once.
+  const keys = new WeakMap<CheckedUrl, { origin: string; pinKey: string }>();
+  const keysOf = (checked: CheckedUrl) => {
+    let known = keys.get(checked);
+    if (!known) {
+      known = { origin: checked.url.origin, pinKey: pinKeyOf(checked.addresses) };
+      keys.set(checked, known);
+    }
+    return known;
+  };
   const entryFor = (checked: CheckedUrl): PoolEntry => {
-    const origin = checked.url.origin;
-    const pinKey = pinKeyOf(checked.addresses);
+    const { origin, pinKey } = keysOf(checked);
     const current = entries.get(origin);
     if (current && current.pinKey === pinKey) return current;
     if (current) retire(current.pool);

@@ -161,6 +161,18 @@ function policyOutcome(clock: AttemptClock, error: unknown): AttemptOutcome {
   return failure(clock, 'connect', `Not sent: ${error.message}`);
 }
 
+const requestPaths = new WeakMap<CheckedUrl, string>();
+
+/** Path and query of the checked URL, computed once per check result. */
+function requestPath(checked: CheckedUrl): string {
+  let path = requestPaths.get(checked);
+  if (path === undefined) {
+    path = `${checked.url.pathname}${checked.url.search}`;
+    requestPaths.set(checked, path);
+  }
+  return path;
+}
+
 function requestHeaders(delivery: OutgoingDelivery, userAgent: string): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name in delivery.headers) headers[name.toLowerCase()] = delivery.headers[name] as string;
@@ -256,7 +268,7 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
     pools.use(checked, async (pool) => {
       const response = await pool.request({
         method: 'POST',
-        path: `${checked.url.pathname}${checked.url.search}`,
+        path: requestPath(checked),
         headers: requestHeaders(delivery, userAgent),
         body: delivery.body,
         signal,

@@ -211,10 +211,17 @@ class DeliveryWorker implements WebhookWorker {
       return;
     }
     this.#perAgency.set(claim.agencyId, agencyLoad + 1);
-    const done = runClaim(this.engine, claim, this.engine.clock())
-      .catch((error: unknown) => this.#reportError(error, 'attempt', claim.deliveryId))
-      .finally(() => this.#release(claim));
-    this.#held.set(claim.claimId, { claim, done });
+    this.#held.set(claim.claimId, { claim, done: this.#run(claim) });
+  }
+
+  async #run(claim: Claim): Promise<void> {
+    try {
+      await runClaim(this.engine, claim, this.engine.clock());
+    } catch (error) {
+      this.#reportError(error, 'attempt', claim.deliveryId);
+    } finally {
+      this.#release(claim);
+    }
   }
 
   #release(claim: Claim): void {
