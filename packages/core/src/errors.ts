@@ -14,7 +14,6 @@ export type WebhookErrorCode =
   | 'config_not_found'
   | 'delivery_not_found'
   | 'delivery_not_replayable'
-  | 'claim_lost'
   | 'schema_not_migrated'
   | 'transactions_unsupported'
   | 'store_error';
@@ -106,18 +105,6 @@ export class DeliveryNotReplayableError extends WebhookError {
       `Delivery "${deliveryId}" is ${status}; only a failed delivery can be replayed.`,
       { details: { deliveryId, status } },
     );
-  }
-}
-
-/**
- * A queue claim is no longer held by this worker (its lease expired and another
- * worker took the item, or it was already acked). Workers drop the item quietly.
- */
-export class ClaimLostError extends WebhookError {
-  constructor(deliveryId: string) {
-    super('claim_lost', `The claim on delivery "${deliveryId}" is no longer held by this worker.`, {
-      details: { deliveryId },
-    });
   }
 }
 

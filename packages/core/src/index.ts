@@ -70,7 +70,6 @@ export {
 } from './envelope';
 export type { InvalidUrlReason, ValidationIssue, WebhookErrorCode } from './errors';
 export {
-  ClaimLostError,
   ConfigNotFoundError,
   DeliveryNotFoundError,
   DeliveryNotReplayableError,

@@ -1,9 +1,9 @@
 import {
-  ClaimLostError,
   ConfigNotFoundError,
   DeliveryNotFoundError,
   DeliveryNotReplayableError,
   InvalidWebhookUrlError,
+  SchemaNotMigratedError,
   UnknownEventTypeError,
   WebhookError,
   WebhookValidationError,
@@ -67,7 +67,7 @@ describe('toErrorAnswer maps every error through the one code table', () => {
 
   const unexpected: [string, unknown][] = [
     ['a plain Error', new Error('connect ECONNREFUSED 10.0.0.7:5432 password=hunter2')],
-    ['a core error without an HTTP meaning', new ClaimLostError('d-1')],
+    ['a core error without an HTTP meaning', new SchemaNotMigratedError('run migrate(pool) first')],
     [
       'a WebhookError with an unknown code',
       new WebhookError('store_error', 'relation "deliveries" does not exist'),
