@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type CreatedByRole, createdByRoleSchema, type DeliveryRecord, webhookIdOf } from './delivery';
+import { createdByRoleSchema, type DeliveryRecord, webhookIdOf } from './delivery';
 
 /** Event type of the envelope POST /config/test sends; reserved, never in a catalogue. */
 export const TEST_EVENT_TYPE = 'webhook_test';
@@ -19,27 +19,11 @@ export const ENVELOPE_FIELDS = [
   'attempt',
 ] as const;
 
-/** The JSON body of every delivery (spec: Delivery envelope), fields in the spec's order. */
-export interface WebhookEnvelope {
-  /** `whdel_{deliveryId}`: the same on every attempt and replay; the receiver's dedup key. */
-  webhookId: string;
-  eventType: string;
-  entityType: string;
-  entityId: string | null;
-  parentEntityId: string | null;
-  createdById: string | null;
-  createdByRole: CreatedByRole | null;
-  /** Event-specific data; every field of the event's shape is present. */
-  metadata: Record<string, unknown>;
-  /** Epoch ms when the original event was recorded. */
-  createdOn: number;
-  /** Epoch ms when this attempt was made. */
-  deliveredAt: number;
-  /** 1 for the first attempt; continues across retries and replays. */
-  attempt: number;
-}
-
-/** The envelope as a zod schema, for the OpenAPI document and for receivers' tests. */
+/**
+ * The JSON body of every delivery (spec: Delivery envelope), fields in the spec's
+ * order: the single source of {@link WebhookEnvelope}, the OpenAPI document and
+ * receivers' tests.
+ */
 export const webhookEnvelopeSchema = z
   .object({
     webhookId: z.string().meta({ description: '`whdel_{deliveryId}`; the idempotency key for receivers' }),
@@ -55,6 +39,9 @@ export const webhookEnvelopeSchema = z
     attempt: z.number().int().min(1),
   })
   .meta({ id: 'WebhookEnvelope' });
+
+/** The JSON body of every delivery; `webhookId` is `whdel_{deliveryId}`, the same on every attempt and replay. */
+export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
 
 /**
  * The envelope of one attempt of a delivery.
