@@ -1,9 +1,9 @@
 import type { Claim } from '@svc/webhooks-core';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createPgQueue } from '../src/queue';
 import { queueStatements } from '../src/queue-statements';
 import { parseSchemaName } from '../src/schema-name';
-import { createTestPool, createTestSchema, describePg, truncateSchema } from './pg-test-database';
+import { createTestPool, describePg, useTestSchema } from './pg-test-database';
 
 const BASE_TIME = 1_700_000_000_000;
 const LEASE_MS = 30_000;
@@ -28,22 +28,13 @@ async function seedDue(
 
 describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
   const pool = createTestPool();
-  let schema = '';
-  let drop = async () => {};
-  beforeAll(async () => {
-    ({ schema, drop } = await createTestSchema(pool));
-  });
-  beforeEach(() => truncateSchema(pool, schema));
-  afterAll(async () => {
-    await drop();
-    await pool.end();
-  });
+  const db = useTestSchema(pool);
 
   it('20 claimers on 4 pools drain 3,000 due rows: each row claimed exactly once', async () => {
-    await seedDue(pool, schema, 3_000);
+    await seedDue(pool, db.schema, 3_000);
     const pools = Array.from({ length: 4 }, () => createTestPool({ max: 5 }));
     try {
-      const queues = pools.map((each) => createPgQueue(each, { schema, notify: false }));
+      const queues = pools.map((each) => createPgQueue(each, { schema: db.schema, notify: false }));
       const claimer = async (index: number): Promise<Claim[]> => {
         const queue = queues[index % queues.length]!;
         const mine: Claim[] = [];
@@ -65,8 +56,8 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
   });
 
   it('concurrent claimers acking and rescheduling: no claim id ever works twice, every row ends acked', async () => {
-    await seedDue(pool, schema, 600);
-    const queue = createPgQueue(pool, { schema, notify: false });
+    await seedDue(pool, db.schema, 600);
+    const queue = createPgQueue(pool, { schema: db.schema, notify: false });
     const acked = new Set<string>();
     let rescheduled = 0;
     const worker = async (): Promise<void> => {
@@ -92,19 +83,18 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
     expect([...acked].filter((key) => !key.startsWith('r:'))).toHaveLength(600);
     expect(rescheduled).toBe(60);
     const { rows } = await pool.query(
-      `SELECT count(*)::int AS n FROM "${schema}".webhook_deliveries WHERE run_at IS NOT NULL OR claim_id IS NOT NULL`,
+      `SELECT count(*)::int AS n FROM "${db.schema}".webhook_deliveries WHERE run_at IS NOT NULL OR claim_id IS NOT NULL`,
     );
     expect(rows[0].n).toBe(0);
   });
 
   it('an expired lease is claimed again by another claimer; the first claim id then stops working', async () => {
-    await seedDue(pool, schema, 1);
+    await seedDue(pool, db.schema, 1);
     const pools = [createTestPool({ max: 2 }), createTestPool({ max: 2 })];
     try {
-      const [first, second] = pools.map((each) => createPgQueue(each, { schema, notify: false })) as [
-        ReturnType<typeof createPgQueue>,
-        ReturnType<typeof createPgQueue>,
-      ];
+      const [first, second] = pools.map((each) =>
+        createPgQueue(each, { schema: db.schema, notify: false }),
+      ) as [ReturnType<typeof createPgQueue>, ReturnType<typeof createPgQueue>];
       const [stale] = await first.claim({ limit: 1, leaseMs: 1_000, now: BASE_TIME });
       expect(await second.claim({ limit: 1, leaseMs: 1_000, now: BASE_TIME + 999 })).toEqual([]);
       const [fresh] = await second.claim({ limit: 1, leaseMs: 1_000, now: BASE_TIME + 1_000 });
@@ -120,10 +110,10 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
   });
 
   it('the claim uses the partial index on due rows rather than scanning the table', async () => {
-    await seedDue(pool, schema, 20_000);
-    await pool.query(`UPDATE "${schema}".webhook_deliveries SET run_at = NULL WHERE id > 'd-0000100'`);
-    await pool.query(`ANALYZE "${schema}".webhook_deliveries`);
-    const claimSql = queueStatements(parseSchemaName(schema)).claim.text;
+    await seedDue(pool, db.schema, 20_000);
+    await pool.query(`UPDATE "${db.schema}".webhook_deliveries SET run_at = NULL WHERE id > 'd-0000100'`);
+    await pool.query(`ANALYZE "${db.schema}".webhook_deliveries`);
+    const claimSql = queueStatements(parseSchemaName(db.schema)).claim.text;
     const { rows } = await pool.query(`EXPLAIN ${claimSql}`, [BASE_TIME, 10, [], LEASE_MS]);
     const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
     expect(plan).toContain('webhook_deliveries_due_idx');

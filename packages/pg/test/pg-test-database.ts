@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
 import { migrate } from '../src/migrate';
 
 /** The database the tests use; each run works in schemas of its own and drops them. */
@@ -63,4 +63,27 @@ export async function dropSchema(pool: pg.Pool, schema: string): Promise<void> {
 /** Empties both tables of a schema between tests (much faster than a new schema). */
 export async function truncateSchema(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(`TRUNCATE "${schema}".webhook_deliveries, "${schema}".webhook_configs`);
+}
+
+/**
+ * Inside a describe block: a migrated schema for the whole block, emptied before
+ * each test, then dropped and `pool` ended after the block. Read `.schema` inside
+ * hooks and tests (it is set once the block starts).
+ */
+export function useTestSchema(pool: pg.Pool): { readonly schema: string } {
+  let schema = '';
+  beforeAll(async () => {
+    schema = uniqueSchemaName();
+    await migrate(pool, { schema });
+  });
+  beforeEach(() => truncateSchema(pool, schema));
+  afterAll(async () => {
+    await dropSchema(pool, schema);
+    await pool.end();
+  });
+  return {
+    get schema() {
+      return schema;
+    },
+  };
 }

@@ -1,24 +1,15 @@
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createPgWebhooks } from '../src/webhooks';
-import { createTestPool, createTestSchema, describePg, truncateSchema } from './pg-test-database';
+import { createTestPool, describePg, useTestSchema } from './pg-test-database';
 
 /** Matches the default times of makeDeliveryRecord (epoch ms, 14 Nov 2023). */
 const BASE_TIME = 1_700_000_000_000;
 
 describePg('PostgreSQL store specifics', () => {
   const pool = createTestPool();
-  let schema = '';
-  let drop = async () => {};
-  beforeAll(async () => {
-    ({ schema, drop } = await createTestSchema(pool));
-  });
-  beforeEach(() => truncateSchema(pool, schema));
-  afterAll(async () => {
-    await drop();
-    await pool.end();
-  });
-  const adapters = () => createPgWebhooks(pool, { schema, notify: false });
+  const db = useTestSchema(pool);
+  const adapters = () => createPgWebhooks(pool, { schema: db.schema, notify: false });
 
   it('insertDelivery with { transaction } writes in the host transaction: gone on ROLLBACK, kept on COMMIT', async () => {
     const { store } = adapters();
@@ -104,7 +95,7 @@ describePg('PostgreSQL store specifics', () => {
   it('purgeDeliveries works through a limit larger than one batch, never touching pending rows', async () => {
     const { store } = adapters();
     await pool.query(
-      `INSERT INTO "${schema}".webhook_deliveries
+      `INSERT INTO "${db.schema}".webhook_deliveries
          (id, agency_id, event_id, event_type, entity_type, payload, created_on, created_at, status, attempt, max_attempts)
        SELECT 'purge-' || lpad(n::text, 6, '0'), 'agency-a', 'evt-' || n, 'job_created', 'job', '{}', $1, $1,
               CASE WHEN n % 10 = 0 THEN 'pending' WHEN n % 2 = 0 THEN 'failed' ELSE 'success' END, 1, 5
@@ -114,7 +105,7 @@ describePg('PostgreSQL store specifics', () => {
     const deleted = await store.purgeDeliveries?.({ olderThan: BASE_TIME, limit: 1_000_000 });
     expect(deleted).toBe(10_800);
     const { rows } = await pool.query(
-      `SELECT status, count(*)::int AS n FROM "${schema}".webhook_deliveries GROUP BY 1`,
+      `SELECT status, count(*)::int AS n FROM "${db.schema}".webhook_deliveries GROUP BY 1`,
     );
     expect(rows).toEqual([{ status: 'pending', n: 1_200 }]);
   });

@@ -1,8 +1,8 @@
 import type { DeliveryUpdate } from '@svc/webhooks-core';
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { createPgWebhooks } from '../src/webhooks';
-import { createTestPool, createTestSchema, describePg, truncateSchema } from './pg-test-database';
+import { createTestPool, describePg, useTestSchema } from './pg-test-database';
 
 const BASE_TIME = 1_700_000_000_000;
 const LEASE_MS = 30_000;
@@ -31,22 +31,14 @@ function retryAt(at: number, next: number): DeliveryUpdate {
 describePg("the worker's round on a claimed delivery", () => {
   const pool = createTestPool();
   const otherProcess = createTestPool();
-  let schema = '';
-  let drop = async () => {};
-  beforeAll(async () => {
-    ({ schema, drop } = await createTestSchema(pool));
-  });
-  beforeEach(() => truncateSchema(pool, schema));
-  afterAll(async () => {
-    await drop();
-    await Promise.all([pool.end(), otherProcess.end()]);
-  });
+  const db = useTestSchema(pool);
+  afterAll(() => otherProcess.end());
   const queueColumns = async (id: string) =>
-    (await pool.query(`SELECT run_at, claim_id FROM "${schema}".webhook_deliveries WHERE id = $1`, [id]))
+    (await pool.query(`SELECT run_at, claim_id FROM "${db.schema}".webhook_deliveries WHERE id = $1`, [id]))
       .rows[0];
 
   it('recording a finished attempt on a held claim removes the entry; ack then answers true once', async () => {
-    const { store, queue } = createPgWebhooks(pool, { schema, notify: false });
+    const { store, queue } = createPgWebhooks(pool, { schema: db.schema, notify: false });
     const record = makeDeliveryRecord();
     await store.insertDelivery(record);
     const [claim] = await queue.claim({ limit: 1, leaseMs: LEASE_MS, now: BASE_TIME });
@@ -64,7 +56,7 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('recording a failed attempt on a held claim makes the entry due at nextRetryAt; reschedule agrees', async () => {
-    const { store, queue } = createPgWebhooks(pool, { schema, notify: false });
+    const { store, queue } = createPgWebhooks(pool, { schema: db.schema, notify: false });
     const record = makeDeliveryRecord();
     await store.insertDelivery(record);
     const [claim] = await queue.claim({ limit: 1, leaseMs: LEASE_MS, now: BASE_TIME });
@@ -81,8 +73,8 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('a claim another process has taken over is not settled by our record: our ack fails, theirs holds', async () => {
-    const ours = createPgWebhooks(pool, { schema, notify: false });
-    const theirs = createPgWebhooks(otherProcess, { schema, notify: false });
+    const ours = createPgWebhooks(pool, { schema: db.schema, notify: false });
+    const theirs = createPgWebhooks(otherProcess, { schema: db.schema, notify: false });
     const record = makeDeliveryRecord();
     await ours.store.insertDelivery(record);
     const [stale] = await ours.queue.claim({ limit: 1, leaseMs: 1_000, now: BASE_TIME });
@@ -99,7 +91,7 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('concurrent compare-and-sets are each decided on their own row, in one statement or many', async () => {
-    const { store } = createPgWebhooks(pool, { schema, notify: false });
+    const { store } = createPgWebhooks(pool, { schema: db.schema, notify: false });
     const records = Array.from({ length: 40 }, () => makeDeliveryRecord());
     for (const record of records) await store.insertDelivery(record);
     const results = await Promise.all(
@@ -120,7 +112,7 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('two simultaneous compare-and-sets of one attempt: exactly one is recorded', async () => {
-    const { store } = createPgWebhooks(pool, { schema, notify: false });
+    const { store } = createPgWebhooks(pool, { schema: db.schema, notify: false });
     const record = makeDeliveryRecord();
     await store.insertDelivery(record);
     const expected = { attempt: 0, status: 'pending' } as const;
@@ -132,7 +124,7 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('concurrent config reads each get their own agency (or null)', async () => {
-    const { store } = createPgWebhooks(pool, { schema, notify: false });
+    const { store } = createPgWebhooks(pool, { schema: db.schema, notify: false });
     for (const agencyId of ['agency-1', 'agency-2']) {
       await store.upsertConfig({
         agencyId,
