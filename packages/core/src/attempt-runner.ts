@@ -45,13 +45,16 @@ export async function runClaim(engine: Engine, claim: Claim, claimedAt: number):
     applyAttemptOutcome(record, outcome, sentAt, engine.retry, engine.random),
   );
   if (saved) {
-    callHook(engine.hooks.onAttempt, {
-      delivery: saved,
-      outcome,
-      claimedAt,
-      runAt: claim.runAt,
-      startedAt: sentAt,
-    });
+    // The event object is built only when someone listens: this runs once per attempt.
+    if (engine.hooks.onAttempt) {
+      callHook(engine.hooks.onAttempt, {
+        delivery: saved,
+        outcome,
+        claimedAt,
+        runAt: claim.runAt,
+        startedAt: sentAt,
+      });
+    }
     if (saved.status === 'success') callHook(engine.hooks.onDelivered, saved);
     if (saved.status === 'failed') callHook(engine.hooks.onFailed, saved);
   }

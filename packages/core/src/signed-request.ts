@@ -1,9 +1,9 @@
-import { signWebhook } from '@svc/webhooks-verify';
+import { SIGNATURE_HEADER, signWebhook } from '@svc/webhooks-verify';
 import { serializeEnvelope, type WebhookEnvelope } from './envelope';
 import type { OutgoingDelivery } from './transport';
 
-/** Header carrying `t=<ms>,v1=<hex>` (spec: Delivery authenticity). */
-export const SIGNATURE_HEADER = 'x-service-signature';
+// The signature header's name comes from the verify package, so sender and receivers share one constant.
+export { SIGNATURE_HEADER };
 /** Header repeating the envelope's `webhookId`, so receivers can dedupe before parsing. */
 export const WEBHOOK_ID_HEADER = 'x-service-webhook-id';
 /** Header repeating the envelope's `eventType`, so receivers can route before parsing. */
