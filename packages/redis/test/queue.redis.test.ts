@@ -1,14 +1,7 @@
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRedisQueue, type RedisDeliveryQueue } from '../src/index';
-import {
-  connectTestRedis,
-  describeRedis,
-  keysUnder,
-  REDIS_URL,
-  removeKeys,
-  uniquePrefix,
-} from './redis-test-env';
+import { describeRedis, keysUnder, REDIS_URL, useTestRedis } from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const LEASE = 30_000;
@@ -18,20 +11,14 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
   let prefix: string;
   let queue: RedisDeliveryQueue;
 
-  beforeAll(() => {
-    redis = connectTestRedis();
-  });
-  afterAll(async () => {
-    await redis.quit();
+  useTestRedis('queue', (client, fresh) => {
+    redis = client;
+    prefix = fresh;
   });
   beforeEach(() => {
-    prefix = uniquePrefix('queue');
     queue = createRedisQueue({ redis, prefix });
   });
-  afterEach(async () => {
-    await queue.close();
-    await removeKeys(redis, prefix);
-  });
+  afterEach(() => queue.close());
 
   it('keeps every key under the prefix and the {queue} hash tag, and leaves no key behind after the last ack', async () => {
     await queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 });

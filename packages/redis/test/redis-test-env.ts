@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { describe } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
 
 /** The Redis the tests use; every test works under its own key prefix and removes it afterwards. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -67,4 +67,28 @@ export async function removeKeys(client: Redis, prefix: string): Promise<void> {
   for (let index = 0; index < keys.length; index += 500) {
     await client.unlink(...keys.slice(index, index + 500));
   }
+}
+
+/**
+ * Inside a describe block: one client for the block (quit after it) and a fresh
+ * key prefix per test (its keys removed after the test). `onEach` receives both
+ * before each test, ahead of the block's own beforeEach hooks; the block's
+ * afterEach hooks run before the keys are removed.
+ */
+export function useTestRedis(label: string, onEach: (redis: Redis, prefix: string) => void): void {
+  let client: Redis;
+  let prefix = '';
+  beforeAll(() => {
+    client = connectTestRedis();
+  });
+  afterAll(async () => {
+    await client.quit();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix(label);
+    onEach(client, prefix);
+  });
+  afterEach(async () => {
+    await removeKeys(client, prefix);
+  });
 }

@@ -1,16 +1,9 @@
 import type { DeliveryRecord, DeliveryUpdate } from '@svc/webhooks-core';
 import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRedisStore, type RedisWebhookStore } from '../src/index';
-import {
-  connectTestRedis,
-  describeRedis,
-  keysUnder,
-  REDIS_URL,
-  removeKeys,
-  uniquePrefix,
-} from './redis-test-env';
+import { connectTestRedis, describeRedis, keysUnder, REDIS_URL, useTestRedis } from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const DAY = 86_400_000;
@@ -37,20 +30,14 @@ describeRedis('Redis store: backend-specific behaviour', () => {
   let prefix: string;
   let store: RedisWebhookStore;
 
-  beforeAll(() => {
-    redis = connectTestRedis();
-  });
-  afterAll(async () => {
-    await redis.quit();
+  useTestRedis('store', (client, fresh) => {
+    redis = client;
+    prefix = fresh;
   });
   beforeEach(() => {
-    prefix = uniquePrefix('store');
     store = createRedisStore({ redis, prefix });
   });
-  afterEach(async () => {
-    await store.close();
-    await removeKeys(redis, prefix);
-  });
+  afterEach(() => store.close());
 
   it('keeps every key under the prefix and the {store} hash tag', async () => {
     const record = makeRecord({ agencyId: 'agency-a' });

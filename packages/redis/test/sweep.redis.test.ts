@@ -1,6 +1,6 @@
 import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import {
   createRecoverySweep,
   createRedisQueue,
@@ -8,7 +8,7 @@ import {
   type RedisDeliveryQueue,
   type RedisWebhookStore,
 } from '../src/index';
-import { connectTestRedis, describeRedis, removeKeys, uniquePrefix } from './redis-test-env';
+import { describeRedis, useTestRedis } from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const GRACE = 60_000;
@@ -20,21 +20,17 @@ describeRedis('createRecoverySweep: re-enqueues pending deliveries whose queue e
   let store: RedisWebhookStore;
   let queue: RedisDeliveryQueue;
 
-  beforeAll(() => {
-    redis = connectTestRedis();
-  });
-  afterAll(async () => {
-    await redis.quit();
+  useTestRedis('sweep', (client, fresh) => {
+    redis = client;
+    prefix = fresh;
   });
   beforeEach(() => {
-    prefix = uniquePrefix('sweep');
     store = createRedisStore({ redis, prefix });
     queue = createRedisQueue({ redis, prefix, wakeups: false });
   });
   afterEach(async () => {
     await queue.close();
     await store.close();
-    await removeKeys(redis, prefix);
   });
 
   /** Deliveries in every situation a sweep meets, all in the store. */
