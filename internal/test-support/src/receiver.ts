@@ -33,6 +33,8 @@ export interface ResponsePlan {
   hangMs?: number;
   /** Send the status and headers, then body bytes until the client goes away. */
   endlessBody?: boolean;
+  /** Send the status, headers and these first body bytes, then nothing more until the client goes away. */
+  stallAfter?: string;
   /** Answer a redirect to this URL (sets `location`). */
   redirectTo?: string;
 }
@@ -107,6 +109,7 @@ function sendPlan(res: ServerResponse, plan: ResponsePlan): void {
   if (plan.redirectTo !== undefined) headers.location = plan.redirectTo;
   res.writeHead(plan.status ?? (plan.redirectTo === undefined ? 200 : 302), headers);
   if (plan.endlessBody) writeForever(res);
+  else if (plan.stallAfter !== undefined) res.write(plan.stallAfter);
   else res.end(plan.body ?? 'ok');
 }
 

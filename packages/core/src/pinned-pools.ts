@@ -48,18 +48,27 @@ export interface PinnedPoolsOptions {
   idleMs: number;
 }
 
+/** A pool taken for one request; hand it back with {@link PinnedPools.release} when the request ends. */
+export interface PoolLease {
+  readonly pool: Pool;
+}
+
 /** Keep-alive pools whose sockets connect only to checked addresses. */
 export interface PinnedPools {
-  /** Runs `task` on the pool for `checked`, creating or replacing it as needed. */
-  use<T>(checked: CheckedUrl, task: (pool: Pool) => Promise<T>): Promise<T>;
+  /**
+   * The pool for `checked`, created or replaced as needed. While leased it is
+   * never closed by the idle sweep.
+   */
+  acquire(checked: CheckedUrl): PoolLease;
+  /** Ends a lease taken with {@link acquire}. */
+  release(lease: PoolLease): void;
   /** Number of live pools (for tests and metrics). */
   readonly size: number;
   /** Closes every pool; in-flight requests finish first. */
   close(): Promise<void>;
 }
 
-interface PoolEntry {
-  pool: Pool;
+interface PoolEntry extends PoolLease {
   pinKey: string;
   inFlight: number;
   lastUsedAt: number;
@@ -143,17 +152,17 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
   sweeper.unref();
 
   return {
-    async use(checked, task) {
+    acquire(checked) {
       if (closed) throw new Error('The transport is closed; create a new one to send again.');
       const entry = entryFor(checked);
       entry.inFlight += 1;
       entry.lastUsedAt = Date.now();
-      try {
-        return await task(entry.pool);
-      } finally {
-        entry.inFlight -= 1;
-        entry.lastUsedAt = Date.now();
-      }
+      return entry;
+    },
+    release(lease) {
+      const entry = lease as PoolEntry;
+      entry.inFlight -= 1;
+      entry.lastUsedAt = Date.now();
     },
     get size() {
       return entries.size;

@@ -1,12 +1,11 @@
-import { EventEmitter, setMaxListeners } from 'node:events';
+import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher } from 'undici';
 import { version } from '../package.json';
 import { classifyRequestError, isInvalidArgument } from './attempt-error';
 import type { AttemptErrorKind, AttemptOutcome } from './attempt-outcome';
 import { InvalidWebhookUrlError } from './errors';
+import { exchange } from './exchange';
 import { createPinnedPools } from './pinned-pools';
-import { readExcerpt } from './response-excerpt';
 import { parseRetryAfter } from './retry-after';
 import type { CheckedUrl, UrlPolicy } from './url-policy';
 
@@ -17,9 +16,8 @@ import type { CheckedUrl, UrlPolicy } from './url-policy';
  * keying are explained in pinned-pools.ts.
  *
  * One deadline covers the whole attempt: the send-time URL check (DNS), connect,
- * TLS, request, response headers and the bounded body read. An AttemptDeadline
- * carries it to undici, so the worker's lease only has to outlast
- * `timeoutMs`.
+ * TLS, request, response headers and the bounded body read (exchange.ts), so the
+ * worker's lease only has to outlast `timeoutMs`.
  */
 
 /** Options of {@link createTransport}. */
@@ -121,7 +119,7 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function statusMessage(statusCode: number, headers: Dispatcher.ResponseData['headers']): string {
+function statusMessage(statusCode: number, headers: IncomingHttpHeaders): string {
   if (statusCode >= 300 && statusCode < 400) {
     const location = firstHeader(headers.location);
     const target = location ? ` to ${location.slice(0, LOCATION_MAX_CHARS)}` : '';
@@ -133,10 +131,10 @@ function statusMessage(statusCode: number, headers: Dispatcher.ResponseData['hea
 /** The outcome of a response that arrived; only a 2xx is a success. */
 function responseOutcome(
   clock: AttemptClock,
-  response: Pick<Dispatcher.ResponseData, 'statusCode' | 'headers'>,
+  statusCode: number,
+  headers: IncomingHttpHeaders,
   responseExcerpt: string | null,
 ): AttemptOutcome {
-  const { statusCode, headers } = response;
   const ok = statusCode >= 200 && statusCode < 300;
   const honoursRetryAfter = statusCode === 429 || statusCode === 503;
   return {
@@ -181,61 +179,43 @@ function requestHeaders(delivery: OutgoingDelivery, userAgent: string): Record<s
   return headers;
 }
 
+type Bounded<T> = { kind: 'done'; value: T } | { kind: 'timed_out' | 'aborted' };
+
 /**
- * The deadline of one attempt: fires after `timeoutMs` or when the caller's
- * signal aborts, whichever comes first. It hands undici an EventEmitter rather
- * than an AbortSignal (undici accepts both): EventTarget listeners cost several
- * microseconds each on Node 20, which adds up at thousands of attempts a second.
+ * Waits for `promise` at most `timeoutMs` and until `signal` aborts; `promise`
+ * keeps running unobserved past either. Its rejection is thrown.
  */
-class AttemptDeadline extends EventEmitter {
-  #state: 'running' | 'timed_out' | 'aborted' = 'running';
-  readonly #timer: NodeJS.Timeout;
-  readonly #callerSignal: AbortSignal | undefined;
-  readonly #onCallerAbort = () => this.#fire('aborted');
-
-  constructor(timeoutMs: number, callerSignal: AbortSignal | undefined) {
-    super();
-    this.#timer = setTimeout(() => this.#fire('timed_out'), timeoutMs);
-    this.#callerSignal = callerSignal;
-    if (!callerSignal) return;
-    if (callerSignal.aborted) {
-      this.#fire('aborted');
-      return;
-    }
-    // A worker naturally shares one stop signal across all its concurrent attempts, one listener each;
-    // lift Node's leak warning (10 listeners) for it. Each listener is removed when its attempt ends.
-    setMaxListeners(0, callerSignal);
-    callerSignal.addEventListener('abort', this.#onCallerAbort, { once: true });
-  }
-
-  get aborted(): boolean {
-    return this.#state !== 'running';
-  }
-
-  get timedOut(): boolean {
-    return this.#state === 'timed_out';
-  }
-
-  /** Rejects as soon as the deadline fires; `promise` keeps running unobserved. */
-  race<T>(promise: Promise<T>): Promise<T> {
-    if (this.aborted) return Promise.reject(new Error('attempt aborted'));
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(new Error('attempt aborted'));
-      this.once('abort', onAbort);
-      promise.then(resolve, reject).finally(() => this.off('abort', onAbort));
-    });
-  }
-
-  dispose(): void {
-    clearTimeout(this.#timer);
-    this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
-  }
-
-  #fire(state: 'timed_out' | 'aborted'): void {
-    if (this.#state !== 'running') return;
-    this.#state = state;
-    this.emit('abort');
-  }
+function within<T>(
+  promise: Promise<T>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<Bounded<T>> {
+  if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+  return new Promise<Bounded<T>>((resolve, reject) => {
+    const end = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = (): void => {
+      end();
+      resolve({ kind: 'aborted' });
+    };
+    const timer = setTimeout(() => {
+      end();
+      resolve({ kind: 'timed_out' });
+    }, timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        end();
+        resolve({ kind: 'done', value });
+      },
+      (error: unknown) => {
+        end();
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -257,6 +237,7 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const { urlPolicy } = options;
   const pools = createPinnedPools({
     connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS,
     timeoutMs,
@@ -264,45 +245,57 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
     idleMs: POOL_IDLE_MS,
   });
 
-  const post = (checked: CheckedUrl, delivery: OutgoingDelivery, signal: AttemptDeadline) =>
-    pools.use(checked, async (pool) => {
-      const response = await pool.request({
+  /** The send-time URL check, within the attempt's budget: a checked URL, or the outcome that ends the attempt. */
+  const checkUrl = async (
+    url: string,
+    clock: AttemptClock,
+    signal: AbortSignal | undefined,
+  ): Promise<CheckedUrl | AttemptOutcome> => {
+    try {
+      const bounded = await within(urlPolicy.check(url), timeoutMs, signal);
+      if (bounded.kind === 'done') return bounded.value;
+      if (bounded.kind === 'aborted') return failure(clock, 'timeout', ABORTED_MESSAGE);
+      return failure(
+        clock,
+        'dns',
+        `The receiver host did not resolve within the ${timeoutMs} ms attempt budget`,
+      );
+    } catch (error) {
+      return policyOutcome(clock, error);
+    }
+  };
+
+  const post = async (
+    checked: CheckedUrl,
+    delivery: OutgoingDelivery,
+    clock: AttemptClock,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptOutcome> => {
+    const lease = pools.acquire(checked);
+    const result = await exchange(
+      lease.pool,
+      {
         method: 'POST',
         path: requestPath(checked),
         headers: requestHeaders(delivery, userAgent),
         body: delivery.body,
-        signal,
-      });
-      const excerpt = await readExcerpt(response.body, maxResponseBytes);
-      return { response, excerpt };
-    });
-
-  const attempt = async (delivery: OutgoingDelivery, deadline: AttemptDeadline) => {
-    const clock: AttemptClock = { startedAt: performance.now() };
-    let checked: CheckedUrl;
-    try {
-      checked =
-        options.urlPolicy.known(delivery.url) ?? (await deadline.race(options.urlPolicy.check(delivery.url)));
-    } catch (error) {
-      if (deadline.timedOut) {
-        return failure(
-          clock,
-          'dns',
-          `The receiver host did not resolve within the ${timeoutMs} ms attempt budget`,
-        );
+      },
+      // Whatever the URL check used of the budget is gone.
+      { timeoutMs: Math.max(1, timeoutMs - (performance.now() - clock.startedAt)), maxResponseBytes, signal },
+    );
+    pools.release(lease);
+    switch (result.kind) {
+      case 'response':
+        return responseOutcome(clock, result.statusCode, result.headers, result.excerpt);
+      case 'timed_out':
+        return failure(clock, 'timeout', `No response within ${timeoutMs} ms`);
+      case 'aborted':
+        return failure(clock, 'timeout', ABORTED_MESSAGE);
+      case 'failed': {
+        if (isInvalidArgument(result.error)) throw result.error;
+        const { kind, message } = classifyRequestError(result.error);
+        return failure(clock, kind, message);
       }
-      if (deadline.aborted) return failure(clock, 'timeout', ABORTED_MESSAGE);
-      return policyOutcome(clock, error);
-    }
-    try {
-      const { response, excerpt } = await post(checked, delivery, deadline);
-      return responseOutcome(clock, response, excerpt);
-    } catch (error) {
-      if (deadline.timedOut) return failure(clock, 'timeout', `No response within ${timeoutMs} ms`);
-      if (deadline.aborted) return failure(clock, 'timeout', ABORTED_MESSAGE);
-      if (isInvalidArgument(error)) throw error;
-      const { kind, message } = classifyRequestError(error);
-      return failure(clock, kind, message);
     }
   };
 
@@ -310,12 +303,12 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
   return {
     async send(delivery, sendOptions) {
       if (closed) throw new Error('The transport is closed; create a new one to send again.');
-      const deadline = new AttemptDeadline(timeoutMs, sendOptions?.signal);
-      try {
-        return await attempt(delivery, deadline);
-      } finally {
-        deadline.dispose();
-      }
+      const clock: AttemptClock = { startedAt: performance.now() };
+      const signal = sendOptions?.signal;
+      // IP-literal hosts need no lookup; their check result is reused as is.
+      const checked = urlPolicy.known(delivery.url) ?? (await checkUrl(delivery.url, clock, signal));
+      if ('ok' in checked) return checked; // refused or out of time: the outcome, nothing sent
+      return post(checked, delivery, clock, signal);
     },
     close() {
       closed = true;

@@ -129,6 +129,29 @@ describe('createTransport().send against a real HTTPS receiver', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it('a body that stalls after the headers: the status decides, the excerpt keeps what came, timeoutMs ends it', async () => {
+    receiver.respond(() => ({ status: 503, headers: { 'retry-after': '7' }, stallAfter: 'busy, ' }));
+    const started = Date.now();
+    const outcome = await transportFor({ timeoutMs: 300 }).send(delivery());
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(outcome).toMatchObject({
+      ok: false,
+      statusCode: 503,
+      errorKind: 'http_status',
+      responseExcerpt: 'busy, ',
+      retryAfterMs: 7_000,
+    });
+  });
+
+  it('a deadline that fires while the request waits for a busy connection ends the attempt on time', async () => {
+    receiver.respond(() => ({ hangMs: 10_000 }));
+    const transport = transportFor({ timeoutMs: 300, connectionsPerOrigin: 1 });
+    const outcomes = await Promise.all([transport.send(delivery()), transport.send(delivery())]);
+    expect(outcomes.map((outcome) => outcome.errorKind)).toEqual(['timeout', 'timeout']);
+    // The queued one never reached the receiver: the deadline dropped it before a socket was free.
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('the caller can abort an attempt', async () => {
     receiver.respond(() => ({ hangMs: 10_000 }));
     const controller = new AbortController();

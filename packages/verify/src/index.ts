@@ -7,7 +7,7 @@
  */
 import { parseEnvelope, type WebhookEnvelope } from './envelope';
 import type { SignatureHeaderInput } from './header';
-import { assertSignatureMatches, computeSignature } from './node-signature';
+import { assertSignatureMatches, computeSignatureHex } from './node-signature';
 import type { VerifyWebhookOptions } from './options';
 import { prepareVerification } from './preflight';
 import type { WebhookRawBody } from './raw-body';
@@ -89,6 +89,8 @@ export function verifyWebhook<TMetadata = Record<string, unknown>>(
  */
 export function signWebhook(rawBody: WebhookRawBody, secret: string, timestamp: number = Date.now()): string {
   const input = readSignInput(rawBody, secret, timestamp);
-  const digest = computeSignature(input.secret, String(input.timestamp), input.body);
-  return formatSignatureHeader(input.timestamp, digest.toString('hex'));
+  return formatSignatureHeader(
+    input.timestamp,
+    computeSignatureHex(input.secret, String(input.timestamp), input.body),
+  );
 }

@@ -1,11 +1,13 @@
 import { Buffer } from 'node:buffer';
 import { timingSafeEqual } from 'node:crypto';
 import { signatureMismatch } from './mismatch';
-import { hmacSha256 } from './node-hmac';
+import { hmacSha256, hmacSha256Hex } from './node-hmac';
 import type { PreparedVerification } from './preflight';
 
 /** HMAC-SHA256 of `<t>.<body>` keyed with the secret's UTF-8 bytes. */
 export const computeSignature = hmacSha256;
+/** The same, as the lowercase hex a signature header carries. */
+export const computeSignatureHex = hmacSha256Hex;
 
 /**
  * Passes when any `v1` equals the HMAC under any secret. Each comparison checks lengths first and then

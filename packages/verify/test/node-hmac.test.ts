@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hmacSha256, hmacSha256WithCreateHmac } from '../src/node-hmac';
+import { hmacSha256, hmacSha256Hex, hmacSha256WithCreateHmac } from '../src/node-hmac';
 
 function reference(secret: string, t: string, body: string | Uint8Array): string {
   return createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex');
@@ -18,6 +18,16 @@ describe('hmacSha256 (one-shot hash with cached pads)', () => {
         expect(hmacSha256(key, time, raw).toString('hex')).toBe(reference(key, time, raw));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('gives the same digest as lowercase hex (the form signing uses) as it gives as bytes', () => {
+    fc.assert(
+      fc.property(secret, t, body, (key, time, raw) => {
+        expect(hmacSha256Hex(key, time, raw)).toBe(reference(key, time, raw));
+        expect(hmacSha256Hex(key, time, raw)).toBe(hmacSha256(key, time, raw).toString('hex'));
+      }),
+      { numRuns: 300 },
     );
   });
 
