@@ -3,6 +3,7 @@ import { WebhookError } from './errors';
 import { type HeapSlot, IndexedHeap } from './indexed-heap';
 import type { Claim, ClaimOptions, DeliveryQueue, QueueCapabilities, QueueEntry } from './queue';
 import type { TransactionOptions } from './store';
+import { Timeline, type TimelineSlot } from './timeline';
 import { assertNoTransaction } from './transaction-unsupported';
 
 /** Options of {@link createMemoryQueue}. */
@@ -16,19 +17,28 @@ export interface MemoryQueueOptions {
   clock?: () => number;
 }
 
-/** One queued delivery; `claimId` is null while nobody holds it. */
-interface QueuedEntry extends HeapSlot {
+/**
+ * One queued delivery. It sits in its lane's `ready` timeline (by `runAt`) while
+ * `claimId` is null, and in the lane's `leased` timeline (by `leaseUntil`) while
+ * held; an expired lease stays there, still held, until another claim takes it.
+ */
+interface QueuedEntry extends TimelineSlot {
   readonly deliveryId: string;
-  readonly agencyId: string;
+  readonly lane: AgencyLane;
   runAt: number;
   claimId: string | null;
   leaseUntil: number;
 }
 
-/** An agency's entries, ordered by when each becomes claimable. */
+/**
+ * An agency's entries. Held ones are kept apart from ready ones so that a claim
+ * (leases run 30 s and more, far behind the backlog) and the ack that follows
+ * never sift through the backlog.
+ */
 interface AgencyLane extends HeapSlot {
   readonly agencyId: string;
-  readonly entries: IndexedHeap<QueuedEntry>;
+  readonly ready: Timeline<QueuedEntry>;
+  readonly leased: Timeline<QueuedEntry>;
 }
 
 /** setTimeout's largest delay; a longer one would fire at once. */
@@ -55,10 +65,13 @@ const MAX_TIMER_MS = 2_147_483_647;
  *   Entries that are already claimable do not wake it: the caller has just
  *   claimed what it could, and waking at once would spin on entries it excluded.
  *
- * @remarks Entries sit in one heap per agency and the agencies in a heap keyed by
- * their earliest entry, so `claim` costs O(limit · log n) plus one step per
- * excluded agency, whatever the backlog. Passing `options.transaction` throws a
- * `WebhookError` with code `transactions_unsupported`.
+ * @remarks Each agency keeps its unclaimed entries ordered by `runAt` and its held
+ * ones by `leaseUntil`, and the agencies sit in a heap keyed by their earliest
+ * claimable time, so `claim` costs O(limit · log n) plus one step per excluded
+ * agency, whatever the backlog. Times that arrive in order (entries enqueued at
+ * "now", leases of one length) are appended rather than sifted, so a claim, ack
+ * or renew is O(1) in an agency's backlog in that common case. Passing
+ * `options.transaction` throws a `WebhookError` with code `transactions_unsupported`.
  *
  * @example
  * ```ts
@@ -80,8 +93,8 @@ class MemoryDeliveryQueue implements DeliveryQueue {
   readonly #clock: () => number;
   readonly #entries = new Map<string, QueuedEntry>();
   readonly #lanes = new Map<string, AgencyLane>();
-  /** Lanes by their earliest claimable time; a lane is here exactly while it has entries. */
-  readonly #schedule = new IndexedHeap<AgencyLane>((a, b) => laneTime(a) < laneTime(b));
+  /** Lanes keyed by their earliest claimable time; a lane is here exactly while it has entries. */
+  readonly #schedule = new IndexedHeap<AgencyLane>();
   readonly #waiters = new Set<() => void>();
 
   constructor(clock: () => number) {
@@ -91,24 +104,29 @@ class MemoryDeliveryQueue implements DeliveryQueue {
   async enqueue(entry: QueueEntry, options?: TransactionOptions): Promise<void> {
     assertNoTransaction(options, 'memory queue');
     let queued = this.#entries.get(entry.deliveryId);
-    if (queued && queued.agencyId !== entry.agencyId) {
-      this.#unplace(queued);
+    if (queued && queued.lane.agencyId !== entry.agencyId) {
+      this.#detach(queued);
+      this.#refresh(queued.lane);
       queued = undefined;
     }
-    if (!queued) {
+    if (queued) {
+      this.#detach(queued);
+    } else {
       queued = {
         deliveryId: entry.deliveryId,
-        agencyId: entry.agencyId,
+        lane: this.#laneOf(entry.agencyId),
         runAt: 0,
         claimId: null,
         leaseUntil: 0,
         heapIndex: -1,
+        runIndex: -1,
       };
       this.#entries.set(queued.deliveryId, queued);
     }
     queued.runAt = entry.runAt;
     queued.claimId = null;
-    this.#place(queued);
+    queued.lane.ready.add(queued, entry.runAt);
+    this.#refresh(queued.lane);
     this.#wakeWaiters();
   }
 
@@ -119,29 +137,31 @@ class MemoryDeliveryQueue implements DeliveryQueue {
         `leaseMs must be a positive number of milliseconds, got ${options.leaseMs}.`,
       );
     }
-    const excluded = new Set(options.excludeAgencies ?? []);
+    const excluded = options.excludeAgencies?.length ? new Set(options.excludeAgencies) : undefined;
     const claims: Claim[] = [];
     const skipped: AgencyLane[] = [];
     while (claims.length < options.limit) {
       const lane = this.#schedule.peek();
-      if (!lane || laneTime(lane) > options.now) break;
-      if (excluded.has(lane.agencyId)) {
+      if (!lane || this.#schedule.peekKey() > options.now) break;
+      if (excluded?.has(lane.agencyId)) {
         // Set the whole lane aside: one step per excluded agency, however deep its backlog.
         this.#schedule.remove(lane);
         skipped.push(lane);
         continue;
       }
-      claims.push(this.#grant(lane.entries.peek() as QueuedEntry, options.leaseMs, options.now));
+      claims.push(this.#grant(lane, options.leaseMs, options.now));
     }
-    for (const lane of skipped) this.#schedule.push(lane);
+    for (const lane of skipped) this.#schedule.push(lane, laneTime(lane));
     return claims;
   }
 
   async renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
     const entry = this.#held(claim);
     if (!entry) return false;
+    entry.lane.leased.remove(entry);
     entry.leaseUntil = now + leaseMs;
-    this.#place(entry);
+    entry.lane.leased.add(entry, entry.leaseUntil);
+    this.#refresh(entry.lane);
     return true;
   }
 
@@ -149,16 +169,19 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     const entry = this.#held(claim);
     if (!entry) return false;
     this.#entries.delete(entry.deliveryId);
-    this.#unplace(entry);
+    entry.lane.leased.remove(entry);
+    this.#refresh(entry.lane);
     return true;
   }
 
   async reschedule(claim: Claim, runAt: number): Promise<boolean> {
     const entry = this.#held(claim);
     if (!entry) return false;
+    entry.lane.leased.remove(entry);
     entry.claimId = null;
     entry.runAt = runAt;
-    this.#place(entry);
+    entry.lane.ready.add(entry, runAt);
+    this.#refresh(entry.lane);
     this.#wakeWaiters();
     return true;
   }
@@ -183,13 +206,19 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     });
   }
 
-  #grant(entry: QueuedEntry, leaseMs: number, now: number): Claim {
+  /** Claims the lane's earliest claimable entry: its first ready one, or a lease that ended before that. */
+  #grant(lane: AgencyLane, leaseMs: number, now: number): Claim {
+    const takeOver = lane.leased.firstTime() < lane.ready.firstTime();
+    const from = takeOver ? lane.leased : lane.ready;
+    const entry = from.first() as QueuedEntry;
+    from.remove(entry);
     entry.claimId = randomUUID();
     entry.leaseUntil = now + leaseMs;
-    this.#place(entry);
+    lane.leased.add(entry, entry.leaseUntil);
+    this.#refresh(lane);
     return {
       deliveryId: entry.deliveryId,
-      agencyId: entry.agencyId,
+      agencyId: lane.agencyId,
       claimId: entry.claimId,
       runAt: entry.runAt,
       leaseUntil: entry.leaseUntil,
@@ -202,56 +231,51 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     return entry?.claimId === claim.claimId && entry.claimId !== null ? entry : undefined;
   }
 
-  /** Puts a new entry in its lane, or re-sorts one whose times changed. */
-  #place(entry: QueuedEntry): void {
-    let lane = this.#lanes.get(entry.agencyId);
+  #laneOf(agencyId: string): AgencyLane {
+    let lane = this.#lanes.get(agencyId);
     if (!lane) {
-      lane = { agencyId: entry.agencyId, entries: new IndexedHeap(entryBefore), heapIndex: -1 };
-      this.#lanes.set(lane.agencyId, lane);
+      lane = { agencyId, ready: new Timeline(), leased: new Timeline(), heapIndex: -1 };
+      this.#lanes.set(agencyId, lane);
     }
-    if (entry.heapIndex < 0) lane.entries.push(entry);
-    else lane.entries.update(entry);
-    if (lane.heapIndex < 0) this.#schedule.push(lane);
-    else this.#schedule.update(lane);
+    return lane;
   }
 
-  #unplace(entry: QueuedEntry): void {
-    const lane = this.#lanes.get(entry.agencyId);
-    if (!lane) return;
-    lane.entries.remove(entry);
-    if (lane.entries.size > 0) {
-      this.#schedule.update(lane);
-      return;
+  /** Takes the entry out of whichever timeline its claim state puts it in; the caller refreshes the lane. */
+  #detach(entry: QueuedEntry): void {
+    if (entry.claimId === null) entry.lane.ready.remove(entry);
+    else entry.lane.leased.remove(entry);
+  }
+
+  /**
+   * Re-keys the lane after its entries changed, or drops it once empty. The heap
+   * ignores an unchanged key, so a change behind the lane's first entry costs nothing.
+   */
+  #refresh(lane: AgencyLane): void {
+    if (lane.ready.size === 0 && lane.leased.size === 0) {
+      this.#schedule.remove(lane);
+      this.#lanes.delete(lane.agencyId);
+    } else if (lane.heapIndex < 0) {
+      this.#schedule.push(lane, laneTime(lane));
+    } else {
+      this.#schedule.update(lane, laneTime(lane));
     }
-    this.#schedule.remove(lane);
-    this.#lanes.delete(lane.agencyId);
   }
 
   /** Ms until the earliest entry becomes claimable; Infinity when none is pending in the future. */
   #msUntilNextDue(): number {
-    const lane = this.#schedule.peek();
-    if (!lane) return Number.POSITIVE_INFINITY;
-    const delay = laneTime(lane) - this.#clock();
+    const delay = this.#schedule.peekKey() - this.#clock();
     return delay > 0 ? delay : Number.POSITIVE_INFINITY;
   }
 
   #wakeWaiters(): void {
+    if (this.#waiters.size === 0) return;
     for (const wake of [...this.#waiters]) wake();
   }
 }
 
-/** When the entry can be claimed: its `runAt`, or the end of its lease while held. */
-function claimableAt(entry: QueuedEntry): number {
-  return entry.claimId === null ? entry.runAt : entry.leaseUntil;
-}
-
-function entryBefore(a: QueuedEntry, b: QueuedEntry): boolean {
-  return claimableAt(a) < claimableAt(b);
-}
-
+/** When the lane's earliest entry can be claimed: a ready entry's `runAt` or a lease's end. */
 function laneTime(lane: AgencyLane): number {
-  const first = lane.entries.peek();
-  return first ? claimableAt(first) : Number.POSITIVE_INFINITY;
+  return Math.min(lane.ready.firstTime(), lane.leased.firstTime());
 }
 
 /** A delay setTimeout honours: non-negative, finite, at most its 32-bit maximum. */

@@ -21,6 +21,11 @@ interface AgencyDeliveries {
   byEvent: Map<string, string>;
 }
 
+/** A stored delivery: a detached copy of the record plus its slot in the pending list (-1 when not pending). */
+interface StoredDelivery extends DeliveryRecord {
+  pendingSlot: number;
+}
+
 /**
  * Creates the in-memory {@link WebhookStore}: the embedded default, for a single
  * process, tests and development. Nothing survives a restart.
@@ -50,10 +55,14 @@ class MemoryWebhookStore implements WebhookStore {
   readonly capabilities: StoreCapabilities = Object.freeze({ transactions: false, purge: true });
 
   readonly #configs = new Map<string, WebhookConfigRecord>();
-  readonly #deliveries = new Map<string, DeliveryRecord>();
+  readonly #deliveries = new Map<string, StoredDelivery>();
   readonly #agencies = new Map<string, AgencyDeliveries>();
-  /** Ids of pending deliveries: the only candidates of `listDuePending`. */
-  readonly #pending = new Set<string>();
+  /**
+   * Pending deliveries, in no order: the only candidates of `listDuePending`. A
+   * list whose records know their slot rather than a Set of ids: adding and
+   * removing (once per delivery each) then hash nothing.
+   */
+  readonly #pending: StoredDelivery[] = [];
 
   async getConfig(agencyId: string): Promise<WebhookConfigRecord | null> {
     const config = this.#configs.get(agencyId);
@@ -105,7 +114,8 @@ class MemoryWebhookStore implements WebhookStore {
     options?: TransactionOptions,
   ): Promise<{ delivery: DeliveryRecord; created: boolean }> {
     assertNoTransaction(options, 'memory store');
-    const existingId = this.#agencies.get(record.agencyId)?.byEvent.get(record.eventId);
+    const agency = this.#agencies.get(record.agencyId);
+    const existingId = agency?.byEvent.get(record.eventId);
     const existing = existingId === undefined ? undefined : this.#deliveries.get(existingId);
     if (existing) return { delivery: copyDelivery(existing), created: false };
     if (this.#deliveries.has(record.id)) {
@@ -114,12 +124,12 @@ class MemoryWebhookStore implements WebhookStore {
         `A delivery with id "${record.id}" exists already; ids must be unique.`,
       );
     }
-    const stored = copyDelivery(record);
+    const stored = storedCopy(record);
     this.#deliveries.set(stored.id, stored);
     this.#trackPending(stored);
-    const agency = this.#agencyIndex(stored.agencyId);
-    agency.byEvent.set(stored.eventId, stored.id);
-    insertSorted(agency.ids, stored.id);
+    const index = agency ?? this.#newAgencyIndex(stored.agencyId);
+    index.byEvent.set(stored.eventId, stored.id);
+    insertSorted(index.ids, stored.id);
     return { delivery: copyDelivery(stored), created: true };
   }
 
@@ -149,17 +159,16 @@ class MemoryWebhookStore implements WebhookStore {
   ): Promise<DeliveryRecord | null> {
     const current = this.#deliveries.get(deliveryId);
     if (!current || current.attempt !== expected.attempt || current.status !== expected.status) return null;
-    const next = applyUpdate(current, update);
-    this.#deliveries.set(deliveryId, next);
-    this.#trackPending(next);
-    return copyDelivery(next);
+    // In place: no caller ever holds a stored record, so nothing can see it change.
+    applyUpdate(current, update);
+    this.#trackPending(current);
+    return copyDelivery(current);
   }
 
   async listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]> {
     const due: DeliveryRecord[] = [];
-    for (const id of this.#pending) {
-      const record = this.#deliveries.get(id);
-      if (record && record.nextRetryAt !== null && record.nextRetryAt <= dueBefore) due.push(record);
+    for (const record of this.#pending) {
+      if (record.nextRetryAt !== null && record.nextRetryAt <= dueBefore) due.push(record);
     }
     due.sort(byDueTime);
     return due.slice(0, Math.max(0, limit)).map(copyDelivery);
@@ -183,18 +192,27 @@ class MemoryWebhookStore implements WebhookStore {
     return removed;
   }
 
-  #agencyIndex(agencyId: string): AgencyDeliveries {
-    let agency = this.#agencies.get(agencyId);
-    if (!agency) {
-      agency = { ids: [], byEvent: new Map() };
-      this.#agencies.set(agencyId, agency);
-    }
+  #newAgencyIndex(agencyId: string): AgencyDeliveries {
+    const agency: AgencyDeliveries = { ids: [], byEvent: new Map() };
+    this.#agencies.set(agencyId, agency);
     return agency;
   }
 
-  #trackPending(record: DeliveryRecord): void {
-    if (record.status === 'pending') this.#pending.add(record.id);
-    else this.#pending.delete(record.id);
+  #trackPending(record: StoredDelivery): void {
+    const pending = this.#pending;
+    const slot = record.pendingSlot;
+    if (record.status === 'pending') {
+      if (slot < 0) record.pendingSlot = pending.push(record) - 1;
+      return;
+    }
+    if (slot < 0) return;
+    // Swap-remove: the list has no order to keep.
+    const last = pending.pop() as StoredDelivery;
+    if (last !== record) {
+      pending[slot] = last;
+      last.pendingSlot = slot;
+    }
+    record.pendingSlot = -1;
   }
 
   #dropEvent(record: DeliveryRecord): void {
@@ -218,32 +236,16 @@ function byDueTime(a: DeliveryRecord, b: DeliveryRecord): number {
 }
 
 /** Writes exactly the fields an update owns; identity and event fields never change. */
-function applyUpdate(current: DeliveryRecord, update: DeliveryUpdate): DeliveryRecord {
-  // Field by field rather than `{ ...current }`: object spread is many times
-  // slower on Node 20, and this runs once per attempt.
-  return {
-    id: current.id,
-    agencyId: current.agencyId,
-    eventId: current.eventId,
-    eventType: current.eventType,
-    entityType: current.entityType,
-    entityId: current.entityId,
-    parentEntityId: current.parentEntityId,
-    createdById: current.createdById,
-    createdByRole: current.createdByRole,
-    payload: current.payload,
-    createdOn: current.createdOn,
-    createdAt: current.createdAt,
-    status: update.status,
-    attempt: update.attempt,
-    maxAttempts: update.maxAttempts,
-    nextRetryAt: update.nextRetryAt,
-    lastAttemptAt: update.lastAttemptAt,
-    deliveredAt: update.deliveredAt,
-    lastResponseCode: update.lastResponseCode,
-    lastErrorMessage: update.lastErrorMessage,
-    lastResponseExcerpt: update.lastResponseExcerpt,
-  };
+function applyUpdate(record: DeliveryRecord, update: DeliveryUpdate): void {
+  record.status = update.status;
+  record.attempt = update.attempt;
+  record.maxAttempts = update.maxAttempts;
+  record.nextRetryAt = update.nextRetryAt;
+  record.lastAttemptAt = update.lastAttemptAt;
+  record.deliveredAt = update.deliveredAt;
+  record.lastResponseCode = update.lastResponseCode;
+  record.lastErrorMessage = update.lastErrorMessage;
+  record.lastResponseExcerpt = update.lastResponseExcerpt;
 }
 
 /** A detached copy holding exactly the record's fields (extra properties are not stored). */
@@ -273,6 +275,38 @@ function copyDelivery(record: DeliveryRecord): DeliveryRecord {
   };
 }
 
+/**
+ * The stored form of a record: a detached copy, not yet in the pending list. Its
+ * own literal rather than `copyDelivery` plus a field, so every stored record is
+ * built with one shape and the copies made from them stay monomorphic.
+ */
+function storedCopy(record: DeliveryRecord): StoredDelivery {
+  return {
+    id: record.id,
+    agencyId: record.agencyId,
+    eventId: record.eventId,
+    eventType: record.eventType,
+    entityType: record.entityType,
+    entityId: record.entityId,
+    parentEntityId: record.parentEntityId,
+    createdById: record.createdById,
+    createdByRole: record.createdByRole,
+    payload: clonePayload(record.payload),
+    createdOn: record.createdOn,
+    createdAt: record.createdAt,
+    status: record.status,
+    attempt: record.attempt,
+    maxAttempts: record.maxAttempts,
+    nextRetryAt: record.nextRetryAt,
+    lastAttemptAt: record.lastAttemptAt,
+    deliveredAt: record.deliveredAt,
+    lastResponseCode: record.lastResponseCode,
+    lastErrorMessage: record.lastErrorMessage,
+    lastResponseExcerpt: record.lastResponseExcerpt,
+    pendingSlot: -1,
+  };
+}
+
 function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {
   return {
     id: config.id,
@@ -286,17 +320,32 @@ function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {
   };
 }
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /**
  * Deep copy of a payload. Payloads are JSON data (they are sent as JSON), which
  * a plain recursive copy handles several times faster than structuredClone; any
  * other kind of object (a Date a custom schema produced, say) falls back to it.
+ * `for...in` rather than `Object.keys` spares an array per object; the own-property
+ * check keeps out anything enumerable someone added to `Object.prototype`.
  */
 function clonePayload<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(clonePayload) as T;
   if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
+  const source = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = clonePayload((value as Record<string, unknown>)[key]);
+  for (const key in source) {
+    if (!hasOwn.call(source, key)) continue;
+    const field = source[key];
+    const cloned = typeof field !== 'object' || field === null ? field : clonePayload(field);
+    // JSON.parse can make an own "__proto__" key; assigning it would set the copy's prototype instead.
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, { value: cloned, enumerable: true, writable: true, configurable: true });
+    } else {
+      copy[key] = cloned;
+    }
+  }
   return copy as T;
 }
 

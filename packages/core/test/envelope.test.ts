@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '../src/delivery';
 import {
@@ -109,6 +110,38 @@ describe('serializeEnvelope()', () => {
     const parsed = JSON.parse(serializeEnvelope(sparse));
     expect(parsed).toEqual(sparse);
     expect(parsed).toHaveProperty('createdByRole', null);
+  });
+
+  it('gives exactly what JSON.stringify gives for the envelope in spec order, for any field values', () => {
+    // Any UTF-16 code unit: lone surrogates, control characters, quotes and backslashes included.
+    const codeUnit = fc.nat(0xffff).map((code) => String.fromCharCode(code));
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: codeUnit, maxLength: 40 }),
+    );
+    const nullableText = fc.option(text, { nil: null });
+    const number = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double());
+    const anyEnvelope = fc.record({
+      webhookId: text,
+      eventType: text,
+      entityType: text,
+      entityId: nullableText,
+      parentEntityId: nullableText,
+      createdById: nullableText,
+      createdByRole: nullableText,
+      metadata: fc.dictionary(text, fc.jsonValue()),
+      createdOn: number,
+      deliveredAt: number,
+      attempt: number,
+    });
+    fc.assert(
+      fc.property(anyEnvelope, (generated) => {
+        const envelope = generated as unknown as WebhookEnvelope;
+        const inSpecOrder = Object.fromEntries(ENVELOPE_FIELDS.map((field) => [field, envelope[field]]));
+        expect(serializeEnvelope(envelope)).toBe(JSON.stringify(inSpecOrder));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('writes compact JSON (no whitespace between tokens)', () => {
