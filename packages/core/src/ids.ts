@@ -49,7 +49,9 @@ function defaultFillRandom(bytes: Uint8Array): void {
     globalThis.crypto.getRandomValues(RANDOM_POOL);
     randomPoolOffset = 0;
   }
-  bytes.set(RANDOM_POOL.subarray(randomPoolOffset, randomPoolOffset + bytes.length));
+  // A plain loop: `set(subarray(...))` allocates a view per id for 16 bytes.
+  for (let index = 0; index < bytes.length; index++)
+    bytes[index] = RANDOM_POOL[randomPoolOffset + index] as number;
   randomPoolOffset += bytes.length;
 }
 

@@ -88,6 +88,7 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     transactions: false,
     excludeAgencies: true,
     wakeups: true,
+    inProcess: true,
   });
 
   readonly #clock: () => number;

@@ -49,6 +49,13 @@ export interface QueueCapabilities {
   excludeAgencies: boolean;
   /** `waitForWork` wakes on enqueue (rather than only timing out). */
   wakeups: boolean;
+  /**
+   * The queue lives in this process, so a `claim` costs no round trip. Workers
+   * then claim as soon as one slot is free; otherwise they wait until an eighth
+   * of their slots are free and claim those together.
+   * @default false
+   */
+  inProcess?: boolean;
 }
 
 /**

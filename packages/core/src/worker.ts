@@ -144,8 +144,10 @@ class DeliveryWorker implements WebhookWorker {
   async #claimLoop(): Promise<void> {
     const { concurrency, leaseMs, pollIntervalMs } = this.settings;
     // Claiming one slot at a time costs a round trip per delivery on a database
-    // queue; waiting until an eighth of the slots are free batches the claims.
-    const minBatch = Math.max(1, Math.floor(concurrency / 8));
+    // queue; waiting until an eighth of the slots are free batches the claims. An
+    // in-process queue has no round trip to save, and every slot left empty while
+    // waiting for a batch is throughput lost.
+    const minBatch = this.engine.queue.capabilities.inProcess ? 1 : Math.max(1, Math.floor(concurrency / 8));
     while (this.#running) {
       const free = concurrency - this.#held.size;
       if (free < minBatch && this.#held.size > 0) {
