@@ -32,7 +32,8 @@ const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
 const pads = new KeyCache<HmacPads>(64);
 
 // The message is assembled behind the inner pad in one reused buffer, so small deliveries allocate
-// nothing. Bodies too large for it get a buffer of their own; hashing them dwarfs the allocation.
+// nothing. Bodies that may not fit go through `createHmac`, which streams them: there the per-call
+// overhead the one-shot path saves is small next to hashing, and copying the body would cost more.
 const SCRATCH_BYTES = 16 * 1024;
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
@@ -49,11 +50,16 @@ function derivePads(secret: string): HmacPads {
   return { inner, outer };
 }
 
-/** `inner pad ‖ t ‖ '.' ‖ body` in a buffer large enough for any UTF-8 encoding of the body. */
-function innerMessage(inner: Buffer, timestampText: string, body: string | Uint8Array): Buffer {
+/** Whether `inner pad ‖ t ‖ '.' ‖ body` surely fits the scratch buffer, whatever the body's UTF-8 length. */
+function fitsScratch(timestampText: string, body: string | Uint8Array): boolean {
   // A UTF-16 code unit never needs more than 3 bytes of UTF-8; computing the exact size would cost a scan.
   const bound = BLOCK + timestampText.length + 1 + (typeof body === 'string' ? body.length * 3 : body.length);
-  const target = bound <= SCRATCH_BYTES ? scratch : Buffer.allocUnsafe(bound);
+  return bound <= SCRATCH_BYTES;
+}
+
+/** `inner pad ‖ t ‖ '.' ‖ body` in the scratch buffer (see {@link fitsScratch}). */
+function innerMessage(inner: Buffer, timestampText: string, body: string | Uint8Array): Buffer {
+  const target = scratch;
   inner.copy(target, 0);
   let length = BLOCK + target.write(timestampText, BLOCK, 'latin1'); // t is ASCII digits
   target[length++] = PERIOD;
@@ -75,7 +81,9 @@ function hmac(
   body: string | Uint8Array,
   encoding: DigestEncoding,
 ): string {
-  if (oneShot === undefined) return hmacWithCreateHmac(secret, timestampText, body, encoding);
+  if (oneShot === undefined || !fitsScratch(timestampText, body)) {
+    return hmacWithCreateHmac(secret, timestampText, body, encoding);
+  }
   const { inner, outer } = pads.get(secret, derivePads);
   outer.write(oneShot('sha256', innerMessage(inner, timestampText, body), 'binary'), BLOCK, 'latin1');
   return oneShot('sha256', outer, encoding);
