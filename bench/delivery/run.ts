@@ -218,7 +218,11 @@ function report(
     markdownTable(
       ['path', 'deliveries/s', 'ratio to ceiling'],
       [
-        ['raw undici `Pool.request` POSTs of the same signed bodies (ceiling)', format(rates.ceiling), '1.00×'],
+        [
+          'raw undici `Pool.request` POSTs of the same signed bodies (ceiling)',
+          format(rates.ceiling),
+          '1.00×',
+        ],
         [
           'live: `emit` → memory store/queue → worker → transport → recorded',
           format(rates.live),

@@ -341,7 +341,12 @@ function clonePayload<T>(value: T): T {
     const cloned = typeof field !== 'object' || field === null ? field : clonePayload(field);
     // JSON.parse can make an own "__proto__" key; assigning it would set the copy's prototype instead.
     if (key === '__proto__') {
-      Object.defineProperty(copy, key, { value: cloned, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, key, {
+        value: cloned,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else {
       copy[key] = cloned;
     }

@@ -102,6 +102,8 @@ class DeliveryWorker implements WebhookWorker {
   #perAgency = new Map<string, number>();
   #slotFreed: (() => void) | null = null;
   #queueWait: Promise<void> | null = null;
+  /** The outstanding waitForWork ended while we were not waiting on it (see #idle). */
+  #wokenUnseen = false;
   #timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -186,13 +188,23 @@ class DeliveryWorker implements WebhookWorker {
    * for it, not the call itself. Aborting a per-wait AbortController instead would
    * build a DOMException with a stack trace on every wake-up, which at thousands
    * of deliveries a second costs more than the delivery.
+   *
+   * So a wake-up can arrive while we are claiming rather than waiting, and a
+   * queue may count it as taken (Redis does: waitForWork assumes its caller
+   * claims next). It is kept in #wokenUnseen, and the next idle claims at once
+   * instead of waiting for a wake-up that already came.
    */
   async #idle(timeoutMs: number): Promise<void> {
+    if (this.#wokenUnseen) {
+      this.#wokenUnseen = false;
+      return;
+    }
     if (!this.#queueWait) {
       this.#queueWait = this.engine.queue
         .waitForWork({ timeoutMs, signal: this.#abort.signal })
         .finally(() => {
           this.#queueWait = null;
+          this.#wokenUnseen = true;
         });
     }
     const slotFreed = new Promise<void>((resolve) => {
@@ -200,6 +212,8 @@ class DeliveryWorker implements WebhookWorker {
     });
     await Promise.race([this.#queueWait, slotFreed]);
     this.#slotFreed = null;
+    // Whatever ended the wait, we claim next: any wake-up so far is seen.
+    this.#wokenUnseen = false;
   }
 
   #dispatch(claim: Claim): void {

@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../src/memory-store';
+import type { Claim, DeliveryQueue } from '../src/queue';
+import { createWebhookService } from '../src/service';
+import { createWorker, type WebhookWorker } from '../src/worker';
+
+/** A promise and the functions that settle it. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+/**
+ * A queue whose every claim, ack and waitForWork answers only when the test says
+ * so, and which logs each call. Its waitForWork behaves like the Redis queue's:
+ * a wake-up is delivered once, to the call that was waiting for it.
+ */
+function scriptedQueue() {
+  const calls: string[] = [];
+  const claims: Array<ReturnType<typeof deferred<Claim[]>>> = [];
+  const acks: Array<ReturnType<typeof deferred<boolean>>> = [];
+  const waits: Array<ReturnType<typeof deferred<void>>> = [];
+  const queue: DeliveryQueue = {
+    capabilities: { transactions: false, excludeAgencies: true, wakeups: true },
+    enqueue: async () => {},
+    claim: () => {
+      calls.push(`claim ${claims.length + 1}`);
+      claims.push(deferred<Claim[]>());
+      return (claims.at(-1) as ReturnType<typeof deferred<Claim[]>>).promise;
+    },
+    renew: async () => true,
+    ack: () => {
+      calls.push('ack');
+      acks.push(deferred<boolean>());
+      return (acks.at(-1) as ReturnType<typeof deferred<boolean>>).promise;
+    },
+    reschedule: async () => true,
+    waitForWork: ({ signal }) => {
+      // Like every queue, it ends the wait when the worker stops.
+      if (signal?.aborted) return Promise.resolve();
+      calls.push(`wait ${waits.length + 1}`);
+      const wait = deferred<void>();
+      waits.push(wait);
+      signal?.addEventListener('abort', () => wait.resolve(), { once: true });
+      return wait.promise;
+    },
+  };
+  /** Answers everything still pending, so the worker can stop. */
+  const releaseAll = () => {
+    for (const claim of claims) claim.resolve([]);
+    for (const ack of acks) ack.resolve(true);
+    for (const wait of waits) wait.resolve();
+  };
+  return { queue, calls, claims, acks, waits, releaseAll };
+}
+
+/** Lets every pending promise callback and I/O callback run. */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+let worker: WebhookWorker | undefined;
+let releaseAll = () => {};
+
+afterEach(async () => {
+  const stopped = worker?.stop();
+  releaseAll();
+  await stopped;
+});
+
+describe('worker wake-ups', () => {
+  it('a wake-up that arrives while the worker is claiming is not lost: it claims again at once', async () => {
+    const script = scriptedQueue();
+    releaseAll = script.releaseAll;
+    const webhooks = createWebhookService({ store: createMemoryStore(), queue: script.queue });
+    worker = createWorker(webhooks, { concurrency: 2, perAgencyConcurrency: 2, recoverySweep: false });
+    await worker.start();
+    await settle();
+
+    // One claim in flight (its delivery is unknown to the store, so the attempt just acks it)...
+    script.claims[0]?.resolve([
+      { deliveryId: 'gone', agencyId: 'agency-a', claimId: 'c1', runAt: 0, leaseUntil: 30_000 },
+    ]);
+    await settle();
+    // ...the other slot finds nothing, so the worker waits for work.
+    script.claims[1]?.resolve([]);
+    await settle();
+    expect(script.calls).toEqual(['claim 1', 'claim 2', 'ack', 'wait 1']);
+
+    // The attempt ends: the freed slot makes the worker claim while `wait 1` is still outstanding.
+    script.acks[0]?.resolve(true);
+    await settle();
+    expect(script.calls.at(-1)).toBe('claim 3');
+    // The queue wakes the outstanding wait during that claim, for work the claim did not see.
+    script.waits[0]?.resolve();
+    await settle();
+    script.claims[2]?.resolve([]);
+    await settle();
+
+    // The wake-up was delivered to `wait 1`: waiting again would sleep through it.
+    expect(script.calls.slice(4)).toEqual(['claim 3', 'claim 4']);
+  });
+});
