@@ -1,4 +1,11 @@
-import { newId, serializeEnvelope, type WebhookEnvelope } from '@svc/webhooks-core';
+import {
+  EVENT_TYPE_HEADER,
+  newId,
+  SIGNATURE_HEADER,
+  serializeEnvelope,
+  WEBHOOK_ID_HEADER,
+  type WebhookEnvelope,
+} from '@svc/webhooks-core';
 import { signWebhook } from '@svc/webhooks-verify';
 import { Pool } from 'undici';
 
@@ -6,10 +13,12 @@ interface Target {
   receiverUrl: string;
   ca: string;
   secret: string;
+  /** The User-Agent the engine under test sends. */
+  userAgent: string;
 }
 
-/** The body and signature header the engine would send for delivery `i`. */
-function signedBody(i: number, secret: string): { body: string; signature: string } {
+/** The body and headers the engine would send for delivery `i`. */
+function signedRequest(i: number, target: Target): { body: string; headers: Record<string, string> } {
   const now = Date.now();
   const envelope: WebhookEnvelope = {
     webhookId: `whdel_${newId()}`,
@@ -30,29 +39,35 @@ function signedBody(i: number, secret: string): { body: string; signature: strin
     attempt: 1,
   };
   const body = serializeEnvelope(envelope);
-  return { body, signature: signWebhook(body, secret, now) };
+  return {
+    body,
+    headers: {
+      [SIGNATURE_HEADER]: signWebhook(body, target.secret, now),
+      [WEBHOOK_ID_HEADER]: envelope.webhookId,
+      [EVENT_TYPE_HEADER]: envelope.eventType,
+      'content-type': 'application/json',
+      'user-agent': target.userAgent,
+    },
+  };
 }
 
 /**
  * The ceiling: `count` POSTs of pre-signed bodies over one keep-alive undici
  * Pool with `concurrency` connections and as many requests in flight. Bodies
- * are signed up front so the ceiling pays for nothing but HTTP.
+ * are signed up front so the ceiling pays for nothing but HTTP; each request
+ * carries exactly the headers the engine sends, so header bytes and their
+ * parsing count on both sides and the ratio is the engine's own overhead.
  */
 export async function measureRawCeiling(target: Target, count: number, concurrency: number): Promise<number> {
   const url = new URL(target.receiverUrl);
-  const requests = Array.from({ length: count }, (_, i) => signedBody(i, target.secret));
+  const requests = Array.from({ length: count }, (_, i) => signedRequest(i, target));
   const pool = new Pool(url.origin, { connections: concurrency, connect: { ca: target.ca } });
   let next = 0;
   let failures = 0;
   const lane = async () => {
     while (next < count) {
-      const { body, signature } = requests[next++]!;
-      const response = await pool.request({
-        method: 'POST',
-        path: url.pathname,
-        body,
-        headers: { 'content-type': 'application/json', 'x-service-signature': signature },
-      });
+      const { body, headers } = requests[next++]!;
+      const response = await pool.request({ method: 'POST', path: url.pathname, body, headers });
       await response.body.dump();
       if (response.statusCode < 200 || response.statusCode >= 300) failures++;
     }
