@@ -6,14 +6,14 @@
  *
  * Run: pnpm --filter @svc/bench run delivery   (after pnpm build)
  */
-import { spawnReceiverProcess } from '@svc/test-support';
+import { type ReceiverProcess, spawnReceiverProcess } from '@svc/test-support';
 import {
   createMemoryQueue,
   createMemoryStore,
   createWebhookService,
   createWorker,
+  generateSigningSecret,
   newId,
-  type WebhookService,
   type WebhookStore,
 } from '@svc/webhooks-core';
 import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
@@ -28,53 +28,18 @@ const AGENCY = 'bench-agency';
 const USER_AGENT = 'svc-webhooks-bench/1';
 
 interface Setup {
-  webhooks: WebhookService;
+  receiver: ReceiverProcess;
   receiverUrl: string;
   ca: string;
+  /** The agency's signing secret; the receiver verifies every delivery with it. */
   secret: string;
   userAgent: string;
-  close(): Promise<void>;
 }
 
-async function setUp(): Promise<Setup & { receiver: Awaited<ReturnType<typeof spawnReceiverProcess>> }> {
-  // The secret exists only once a configuration does, and the receiver must
-  // know it to verify: create the configuration first, then point it at the receiver.
-  const bootstrap = createWebhookService({
-    store: createMemoryStore(),
-    queue: createMemoryQueue(),
-    urlPolicy: { allowPrivateNetworks: true },
-  });
-  const store = bootstrap.store;
-  const { signingSecret } = await bootstrap.putConfig(AGENCY, {
-    webhookUrl: 'https://127.0.0.1/placeholder',
-    enabled: true,
-    subscribedEventTypes: ['job_cancelled'],
-  });
-  await bootstrap.close();
-  const receiver = await spawnReceiverProcess({ verify: true, secret: signingSecret });
-  const webhooks = createWebhookService({
-    store,
-    queue: createMemoryQueue(),
-    urlPolicy: { allowPrivateNetworks: true },
-    transport: { tls: { ca: receiver.ca }, connectionsPerOrigin: CONCURRENCY, userAgent: USER_AGENT },
-  });
-  await webhooks.putConfig(AGENCY, {
-    webhookUrl: receiver.url,
-    enabled: true,
-    subscribedEventTypes: ['job_cancelled'],
-  });
-  return {
-    webhooks,
-    receiver,
-    receiverUrl: receiver.url,
-    ca: receiver.ca,
-    secret: signingSecret,
-    userAgent: USER_AGENT,
-    async close() {
-      await webhooks.close();
-      await receiver.close();
-    },
-  };
+async function setUp(): Promise<Setup> {
+  const secret = generateSigningSecret();
+  const receiver = await spawnReceiverProcess({ verify: true, secret });
+  return { receiver, receiverUrl: receiver.url, ca: receiver.ca, secret, userAgent: USER_AGENT };
 }
 
 /**
@@ -185,7 +150,7 @@ async function main(): Promise<void> {
     const stats = await setup.receiver.stats();
     if (stats.failed > 0) throw new Error(`The receiver rejected ${stats.failed} signatures`);
 
-    const latency = await measureLatency(setup.webhooks.store, setup.ca, 200, 5);
+    const latency = await measureLatency(await freshStore(setup), setup.ca, 200, 5);
     report(
       { ceiling: median(ceiling), live: median(live), backlog: median(backlog) },
       { live: median(liveRatios), backlog: median(backlogRatios), liveRounds: liveRatios },
@@ -193,7 +158,7 @@ async function main(): Promise<void> {
       stats.verified,
     );
   } finally {
-    await setup.close();
+    await setup.receiver.close();
   }
 }
 

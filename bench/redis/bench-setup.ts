@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type ReceiverProcess, spawnReceiverProcess } from '@svc/test-support';
-import { createMemoryQueue, createMemoryStore, createWebhookService } from '@svc/webhooks-core';
+import { generateSigningSecret } from '@svc/webhooks-core';
 import { Redis } from 'ioredis';
 import { removeKeysUnder } from './redis-keys';
 
@@ -18,22 +18,11 @@ export interface BenchSetup {
 }
 
 /**
- * The receiver verifies every signature, so it must know the secret before it
- * starts: a throwaway configuration in memory makes one, and the Redis
- * measurements then store that same secret under their own keys.
+ * The receiver verifies every signature, so it gets the secret when it starts;
+ * the Redis measurements then store that same secret under their own keys.
  */
 export async function setUpBench(): Promise<BenchSetup> {
-  const bootstrap = createWebhookService({
-    store: createMemoryStore(),
-    queue: createMemoryQueue(),
-    urlPolicy: { allowPrivateNetworks: true },
-  });
-  const { signingSecret } = await bootstrap.putConfig(AGENCY, {
-    webhookUrl: 'https://127.0.0.1/placeholder',
-    enabled: true,
-    subscribedEventTypes: ['job_cancelled'],
-  });
-  await bootstrap.close();
+  const signingSecret = generateSigningSecret();
   const receiver = await spawnReceiverProcess({ verify: true, secret: signingSecret });
   const redis = new Redis(REDIS_URL);
   const prefix = `whk-bench:${randomBytes(4).toString('hex')}:`;
