@@ -115,8 +115,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#chunks.push(chunk);
     this.#size += chunk.length;
-    // Enough for the excerpt: drop the connection instead of draining a huge or endless body.
-    if (this.#size > this.#maxBytes) this.#drop('excerpt complete');
+    if (this.#size > this.#maxBytes) {
+      // Enough for the excerpt: drop the connection instead of draining a huge or endless body.
+      this.#finish();
+      this.#drop('excerpt complete');
+    }
   }
 
   onResponseEnd(): void {
@@ -137,8 +140,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#drop(kind);
   }
 
+  /** Tells undici to give up the request (now, or as soon as it holds it). */
   #drop(why: string): void {
-    if (!this.#settled) this.#finish();
     if (this.#dropped) return;
     this.#dropped = new ExchangeStopped(why);
     this.#controller?.abort(this.#dropped);
