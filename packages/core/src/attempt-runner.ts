@@ -66,19 +66,27 @@ function compareAndSet(
   record: DeliveryRecord,
   update: Parameters<Engine['store']['updateDelivery']>[2],
 ): Promise<DeliveryRecord | null> {
-  return engine.store.updateDelivery(record.id, { attempt: record.attempt, status: record.status }, update);
+  // The record we read is the expectation: its `attempt` and `status` are the ones we saw.
+  return engine.store.updateDelivery(record.id, record, update);
 }
 
 /**
  * Brings the queue entry in line with the record. When our compare-and-set lost
  * (another worker recorded this attempt first, after our lease had lapsed), the
  * record is read again so the entry follows whatever that worker decided.
+ *
+ * Not async on the common path: it hands back the queue call's own promise.
  */
-async function settle(engine: Engine, claim: Claim, saved: DeliveryRecord | null): Promise<void> {
-  const current = saved ?? (await engine.store.getDelivery(claim.deliveryId));
-  if (current?.status === 'pending' && current.nextRetryAt !== null) {
-    await engine.queue.reschedule(claim, current.nextRetryAt);
-  } else {
-    await engine.queue.ack(claim);
-  }
+function settle(engine: Engine, claim: Claim, saved: DeliveryRecord | null): Promise<unknown> {
+  return saved ? followRecord(engine, claim, saved) : settleAfterLostRace(engine, claim);
+}
+
+async function settleAfterLostRace(engine: Engine, claim: Claim): Promise<unknown> {
+  return await followRecord(engine, claim, await engine.store.getDelivery(claim.deliveryId));
+}
+
+function followRecord(engine: Engine, claim: Claim, current: DeliveryRecord | null): Promise<boolean> {
+  return current?.status === 'pending' && current.nextRetryAt !== null
+    ? engine.queue.reschedule(claim, current.nextRetryAt)
+    : engine.queue.ack(claim);
 }

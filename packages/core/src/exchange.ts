@@ -77,6 +77,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #headers: IncomingHttpHeaders = {};
   #chunks: Buffer[] = [];
   #size = 0;
+  /** The abort listener, made only when there is a signal (the worker sends without one). */
+  #onSignal: (() => void) | null = null;
 
   constructor(limits: ExchangeLimits, settle: (result: ExchangeResult) => void) {
     this.#maxBytes = limits.maxResponseBytes;
@@ -90,6 +92,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
         // A worker naturally shares one stop signal across all its concurrent attempts, one listener
         // each; lift Node's leak warning (10 listeners) for it. Each listener goes when its exchange ends.
         setMaxListeners(0, this.#signal);
+        this.#onSignal = () => this.#interrupt('aborted');
         this.#signal.addEventListener('abort', this.#onSignal, { once: true });
       }
     }
@@ -130,8 +133,6 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#finish(error);
   }
 
-  readonly #onSignal = (): void => this.#interrupt('aborted');
-
   /** The deadline or the caller's signal: settles now, then drops the request. */
   #interrupt(kind: 'timed_out' | 'aborted'): void {
     if (this.#settled) return;
@@ -163,7 +164,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#settled = true;
     clearTimeout(this.#timer);
-    this.#signal?.removeEventListener('abort', this.#onSignal);
+    if (this.#onSignal) this.#signal?.removeEventListener('abort', this.#onSignal);
     this.#chunks = [];
     this.#settle(result);
   }

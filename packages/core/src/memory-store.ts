@@ -130,7 +130,9 @@ class MemoryWebhookStore implements WebhookStore {
     const index = agency ?? this.#newAgencyIndex(stored.agencyId);
     index.byEvent.set(stored.eventId, stored.id);
     insertSorted(index.ids, stored.id);
-    return { delivery: copyDelivery(stored), created: true };
+    // The caller's record is what was stored, and the stored copy is detached from
+    // it: handing it back costs nothing and exposes nothing (the Redis store does the same).
+    return { delivery: record, created: true };
   }
 
   async getDelivery(deliveryId: string): Promise<DeliveryRecord | null> {

@@ -299,16 +299,29 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
     }
   };
 
+  const checkThenPost = async (
+    delivery: OutgoingDelivery,
+    clock: AttemptClock,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptOutcome> => {
+    const checked = await checkUrl(delivery.url, clock, signal);
+    if ('ok' in checked) return checked; // refused or out of time: the outcome, nothing sent
+    return await post(checked, delivery, clock, signal);
+  };
+
   let closed = false;
   return {
-    async send(delivery, sendOptions) {
-      if (closed) throw new Error('The transport is closed; create a new one to send again.');
+    // Not async: the common path hands back post()'s own promise. An async function
+    // returning it would wrap it in a second one, three microtask turns per attempt.
+    send(delivery, sendOptions) {
+      if (closed) {
+        return Promise.reject(new Error('The transport is closed; create a new one to send again.'));
+      }
       const clock: AttemptClock = { startedAt: performance.now() };
       const signal = sendOptions?.signal;
       // IP-literal hosts need no lookup; their check result is reused as is.
-      const checked = urlPolicy.known(delivery.url) ?? (await checkUrl(delivery.url, clock, signal));
-      if ('ok' in checked) return checked; // refused or out of time: the outcome, nothing sent
-      return post(checked, delivery, clock, signal);
+      const known = urlPolicy.known(delivery.url);
+      return known ? post(known, delivery, clock, signal) : checkThenPost(delivery, clock, signal);
     },
     close() {
       closed = true;

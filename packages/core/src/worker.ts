@@ -50,6 +50,8 @@ export interface WebhookWorker {
 }
 
 const RESCHEDULE_SATURATED_MS = 100;
+/** What the claim loop excludes when no agency is saturated: one shared array rather than a new one per claim. */
+const NO_AGENCIES: readonly string[] = Object.freeze([]);
 
 /**
  * Creates a worker that delivers the service's queued webhooks. Run one or more
@@ -98,7 +100,8 @@ class DeliveryWorker implements WebhookWorker {
   #running = false;
   #abort = new AbortController();
   #loop: Promise<void> | null = null;
-  #held = new Map<string, { claim: Claim; done: Promise<void> }>();
+  /** Claims being worked on, each with the promise of its attempt (keyed by the object: no string to hash). */
+  #held = new Map<Claim, Promise<void>>();
   #perAgency = new Map<string, number>();
   #slotFreed: (() => void) | null = null;
   #queueWait: Promise<void> | null = null;
@@ -138,7 +141,7 @@ class DeliveryWorker implements WebhookWorker {
     this.#abort.abort();
     this.#wakeClaimLoop();
     await this.#loop;
-    await Promise.all([...this.#held.values()].map((entry) => entry.done));
+    await Promise.all(this.#held.values());
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers = [];
   }
@@ -227,7 +230,7 @@ class DeliveryWorker implements WebhookWorker {
       return;
     }
     this.#perAgency.set(claim.agencyId, agencyLoad + 1);
-    this.#held.set(claim.claimId, { claim, done: this.#run(claim) });
+    this.#held.set(claim, this.#run(claim));
   }
 
   async #run(claim: Claim): Promise<void> {
@@ -241,7 +244,7 @@ class DeliveryWorker implements WebhookWorker {
   }
 
   #release(claim: Claim): void {
-    this.#held.delete(claim.claimId);
+    this.#held.delete(claim);
     const load = (this.#perAgency.get(claim.agencyId) ?? 1) - 1;
     if (load <= 0) this.#perAgency.delete(claim.agencyId);
     else this.#perAgency.set(claim.agencyId, load);
@@ -254,17 +257,19 @@ class DeliveryWorker implements WebhookWorker {
     wake?.();
   }
 
-  #saturatedAgencies(): string[] {
-    const saturated: string[] = [];
+  #saturatedAgencies(): readonly string[] {
+    let saturated: string[] | undefined;
     for (const [agencyId, load] of this.#perAgency) {
-      if (load >= this.settings.perAgencyConcurrency) saturated.push(agencyId);
+      if (load < this.settings.perAgencyConcurrency) continue;
+      saturated ??= [];
+      saturated.push(agencyId);
     }
-    return saturated;
+    return saturated ?? NO_AGENCIES;
   }
 
   #renewAll(): void {
     const now = this.engine.clock();
-    for (const { claim } of this.#held.values()) {
+    for (const claim of this.#held.keys()) {
       this.engine.queue
         .renew(claim, this.settings.leaseMs, now)
         .catch((error: unknown) => this.#reportError(error, 'renew', claim.deliveryId));
@@ -275,7 +280,7 @@ class DeliveryWorker implements WebhookWorker {
     try {
       const { store, queue, clock } = this.engine;
       const overdue = await store.listDuePending(clock() - graceMs, 100);
-      const busy = new Set([...this.#held.values()].map(({ claim }) => claim.deliveryId));
+      const busy = new Set([...this.#held.keys()].map((claim) => claim.deliveryId));
       const now = clock();
       const entries = overdue
         .filter((delivery) => !busy.has(delivery.id))
