@@ -174,7 +174,7 @@ export function buildRedisQueue(
       assertClaimOptions(claimOptions);
       const { now, limit, excludeAgencies } = claimOptions;
       const since = listener?.seq ?? 0;
-      if (listener?.live && listener.quiet && recent.surelyEmpty(now, excludeAgencies)) return [];
+      if (listener?.live && listener.quiet && recent.surelyEmpty(now, excludeAgencies, since)) return [];
       const leaseUntil = now + claimOptions.leaseMs;
       const reply = await (link ? claimLinkedScript : claimScript).run(client, all, [
         ...head,
@@ -195,6 +195,7 @@ export function buildRedisQueue(
         nextDue: nextDue === '-' ? undefined : nextDue === '' ? null : Number(nextDue),
         short: claims.length < limit,
         excluded: new Set(excludeAgencies),
+        seq: since,
       });
       listener?.answered(
         since,

@@ -9,6 +9,8 @@ interface ClaimSighting {
   /** Fewer entries came back than asked for: nothing else was due. */
   short: boolean;
   excluded: ReadonlySet<string>;
+  /** The wake-up listener's message count when the claim began (0 without a listener). */
+  seq: number;
 }
 
 /** A claim right after a short one may be answered locally only this soon after it, in ms. */
@@ -22,12 +24,16 @@ const DUE_WINDOW_MS = 50;
  * have changed), and the "when is the next entry due" lookup of the wait that
  * follows an empty claim.
  *
- * "Nothing can have changed" means: within a few ms, no wake-up message is
- * unanswered (every enqueue publishes one; the caller checks that), the claim
+ * "Nothing can have changed" means: within a few ms, no wake-up message has
+ * arrived since the last claim began (every enqueue publishes one), the claim
  * excludes at least the agencies the last one did, and the service clock has
  * not reached the next due time the last claim reported. A message still in
  * flight when the local answer is given wakes the wait that follows at once, so
  * at worst the entry is claimed a moment later, never lost.
+ *
+ * "No message since the last claim began" is counted, not read off the messages
+ * still unanswered: a `waitForWork` that a message ends answers it on behalf of
+ * the claim its caller makes next, and that claim must then go to Redis.
  */
 export class RecentClaim {
   #last: ClaimSighting | null = null;
@@ -40,11 +46,11 @@ export class RecentClaim {
 
   /**
    * True when a claim with these options would surely come back empty (at most
-   * once per real claim), given that no wake-up message is unanswered.
+   * once per real claim). `seq` is the wake-up listener's message count now.
    */
-  surelyEmpty(now: number, excludeAgencies: readonly string[] | undefined): boolean {
+  surelyEmpty(now: number, excludeAgencies: readonly string[] | undefined, seq: number): boolean {
     const last = this.#last;
-    if (!last?.short || last.nextDue === undefined || this.#skipped) return false;
+    if (!last?.short || last.nextDue === undefined || this.#skipped || seq !== last.seq) return false;
     if (performance.now() - last.at > SKIP_WINDOW_MS || now < last.now) return false;
     if (last.nextDue !== null && now >= last.nextDue) return false;
     const excluded = new Set(excludeAgencies);

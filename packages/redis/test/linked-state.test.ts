@@ -61,29 +61,31 @@ describe('RecentClaim: which claim right after a short one is surely empty', () 
     nextDue: 2_000,
     short: true,
     excluded: new Set(['x']),
+    seq: 7,
   };
 
   it.each([
-    ['right after, same exclusions', {}, 1_000, ['x'], true],
-    ['more exclusions', {}, 1_500, ['x', 'y'], true],
-    ['an exclusion lifted', {}, 1_000, [], false],
-    ['the next due time reached', {}, 2_000, ['x'], false],
-    ['a full batch last time', { short: false }, 1_000, ['x'], false],
-    ['next due unknown', { nextDue: undefined }, 1_000, ['x'], false],
-    ['nothing scheduled', { nextDue: null }, 9_999, ['x'], true],
-    ['the clock went back', {}, 999, ['x'], false],
-    ['too late', { at: performance.now() - 1_000 }, 1_000, ['x'], false],
-  ] as const)('%s', (_, change, now, excluded, expected) => {
+    ['right after, same exclusions', {}, 1_000, ['x'], 7, true],
+    ['more exclusions', {}, 1_500, ['x', 'y'], 7, true],
+    ['an exclusion lifted', {}, 1_000, [], 7, false],
+    ['the next due time reached', {}, 2_000, ['x'], 7, false],
+    ['a full batch last time', { short: false }, 1_000, ['x'], 7, false],
+    ['next due unknown', { nextDue: undefined }, 1_000, ['x'], 7, false],
+    ['nothing scheduled', { nextDue: null }, 9_999, ['x'], 7, true],
+    ['the clock went back', {}, 999, ['x'], 7, false],
+    ['too late', { at: performance.now() - 1_000 }, 1_000, ['x'], 7, false],
+    ['a wake-up since the last claim began, answered or not', {}, 1_000, ['x'], 8, false],
+  ] as const)('%s', (_, change, now, excluded, seq, expected) => {
     const recent = new RecentClaim();
     recent.record({ ...sighting, at: performance.now(), ...change });
-    expect(recent.surelyEmpty(now, excluded)).toBe(expected);
+    expect(recent.surelyEmpty(now, excluded, seq)).toBe(expected);
   });
 
   it('answers locally at most once per real claim, and tells the wait when the next entry is due', () => {
     const recent = new RecentClaim();
     recent.record({ ...sighting, at: performance.now() });
-    expect(recent.surelyEmpty(1_000, ['x'])).toBe(true);
-    expect(recent.surelyEmpty(1_000, ['x'])).toBe(false);
+    expect(recent.surelyEmpty(1_000, ['x'], 7)).toBe(true);
+    expect(recent.surelyEmpty(1_000, ['x'], 7)).toBe(false);
     expect(recent.dueIn()).toBe(1_000);
     expect(recent.dueIn(), 'used up').toBeUndefined();
   });

@@ -181,6 +181,30 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
     }
   });
 
+  it('a wait that a wake-up ended is followed by a real claim, even right after an empty one', async () => {
+    // The worker keeps one wait outstanding while it claims. Here an empty claim is made
+    // while that wait is out; an enqueue then ends the wait, and the claim that follows
+    // within the shortcut's few ms must go to Redis, not be answered "surely empty".
+    const other = createRedisQueue({ redis: REDIS_URL, prefix });
+    try {
+      await queue.waitForWork({ timeoutMs: 50 });
+      await expect
+        .poll(async () => {
+          await queue.waitForWork({ timeoutMs: 10 });
+          return (await redis.pubsub('NUMSUB', queue.keys.wakeChannel))[1];
+        })
+        .toBe(1);
+      const outstanding = queue.waitForWork({ timeoutMs: 5_000 });
+      expect(await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 }), 'nothing queued yet').toEqual([]);
+      await other.enqueue({ deliveryId: 'arrived', agencyId: 'agency-a', runAt: T0 });
+      await outstanding;
+      const claims = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 });
+      expect(claims.map((claim) => claim.deliveryId)).toEqual(['arrived']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('waitForWork resolves at once on an aborted signal and after close', async () => {
     const controller = new AbortController();
     const waiting = queue.waitForWork({ timeoutMs: 60_000, signal: controller.signal });
