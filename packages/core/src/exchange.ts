@@ -155,8 +155,15 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#settleWith({ kind: 'failed', error: error ?? new Error('The response ended without a status') });
       return;
     }
+    const chunks = this.#chunks;
+    // A short answer ("ok") comes in one chunk: decode it where it lies rather than copy it first.
     const excerpt =
-      this.#size === 0 ? null : utf8Prefix(Buffer.concat(this.#chunks, this.#size), this.#maxBytes);
+      this.#size === 0
+        ? null
+        : utf8Prefix(
+            chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#size),
+            this.#maxBytes,
+          );
     this.#settleWith({ kind: 'response', statusCode: this.#statusCode, headers: this.#headers, excerpt });
   }
 
