@@ -66,8 +66,7 @@ function compareAndSet(
   record: DeliveryRecord,
   update: Parameters<Engine['store']['updateDelivery']>[2],
 ): Promise<DeliveryRecord | null> {
-  // The record we read is the expectation: its `attempt` and `status` are the ones we saw.
-  return engine.store.updateDelivery(record.id, record, update);
+  return engine.store.updateDelivery(record.id, { attempt: record.attempt, status: record.status }, update);
 }
 
 /**
