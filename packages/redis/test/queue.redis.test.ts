@@ -20,6 +20,17 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
   });
   afterEach(() => queue.close());
 
+  /** Opens the queue's wake-up subscription (the first wait does) and waits until Redis counts it. */
+  const untilSubscribed = async (): Promise<void> => {
+    await queue.waitForWork({ timeoutMs: 50 });
+    await expect
+      .poll(async () => {
+        await queue.waitForWork({ timeoutMs: 10 });
+        return (await redis.pubsub('NUMSUB', queue.keys.wakeChannel))[1];
+      })
+      .toBe(1);
+  };
+
   it('keeps every key under the prefix and the {queue} hash tag, and leaves no key behind after the last ack', async () => {
     await queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 });
     const keys = await keysUnder(redis, prefix);
@@ -150,13 +161,7 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
   it('answers the claim right after a short one locally, until a wake-up says something was enqueued', async () => {
     const other = createRedisQueue({ redis: REDIS_URL, prefix });
     try {
-      await queue.waitForWork({ timeoutMs: 50 });
-      await expect
-        .poll(async () => {
-          await queue.waitForWork({ timeoutMs: 10 });
-          return (await redis.pubsub('NUMSUB', queue.keys.wakeChannel))[1];
-        })
-        .toBe(1);
+      await untilSubscribed();
       await queue.enqueue({ deliveryId: 'first', agencyId: 'agency-a', runAt: T0 });
       await queue.waitForWork({ timeoutMs: 1_000 });
       expect(await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 })).toHaveLength(1);
@@ -187,13 +192,7 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
     // within the shortcut's few ms must go to Redis, not be answered "surely empty".
     const other = createRedisQueue({ redis: REDIS_URL, prefix });
     try {
-      await queue.waitForWork({ timeoutMs: 50 });
-      await expect
-        .poll(async () => {
-          await queue.waitForWork({ timeoutMs: 10 });
-          return (await redis.pubsub('NUMSUB', queue.keys.wakeChannel))[1];
-        })
-        .toBe(1);
+      await untilSubscribed();
       const outstanding = queue.waitForWork({ timeoutMs: 5_000 });
       expect(await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 }), 'nothing queued yet').toEqual([]);
       await other.enqueue({ deliveryId: 'arrived', agencyId: 'agency-a', runAt: T0 });
