@@ -22,7 +22,7 @@ import { measureRawCeiling } from './raw-ceiling';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const CONCURRENCY = 64;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const AGENCY = 'bench-agency';
 /** Sent by the engine and by the ceiling alike, so both send the same header bytes. */
 const USER_AGENT = 'svc-webhooks-bench/1';
@@ -128,23 +128,28 @@ async function main(): Promise<void> {
     await measureEngine(setup, DELIVERIES, 'backlog');
     setup.receiver.reset();
 
-    // This machine's speed drifts by tens of percent within a minute, so each
-    // engine figure is compared with the ceilings measured right before and right
-    // after it (the next round's), and the ratios are the medians of those pairs.
+    // This machine's speed drifts by tens of percent within a minute, so every
+    // engine measurement sits between two ceiling measurements and is compared
+    // with their mean; the ratios are the medians of those per-measurement ratios.
     const ceiling: number[] = [await measureRawCeiling(setup, DELIVERIES, CONCURRENCY)];
     const live: number[] = [];
     const backlog: number[] = [];
     const liveRatios: number[] = [];
     const backlogRatios: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      live.push(await measureEngine(setup, DELIVERIES, 'live'));
-      backlog.push(await measureEngine(setup, DELIVERIES, 'backlog'));
+    /** Measures the engine, then a ceiling; returns the engine rate's ratio to the ceilings on either side. */
+    const betweenCeilings = async (rates: number[], mode: 'live' | 'backlog'): Promise<number> => {
+      rates.push(await measureEngine(setup, DELIVERIES, mode));
       ceiling.push(await measureRawCeiling(setup, DELIVERIES, CONCURRENCY));
-      const around = (ceiling.at(-2)! + ceiling.at(-1)!) / 2;
-      liveRatios.push(live.at(-1)! / around);
-      backlogRatios.push(backlog.at(-1)! / around);
+      return rates.at(-1)! / ((ceiling.at(-2)! + ceiling.at(-1)!) / 2);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      liveRatios.push(await betweenCeilings(live, 'live'));
+      backlogRatios.push(await betweenCeilings(backlog, 'backlog'));
       console.log(
-        `round ${round + 1}: live ${format(live.at(-1)!)}/s, backlog ${format(backlog.at(-1)!)}/s, ceiling ${format(around)}/s around them: ${liveRatios.at(-1)!.toFixed(2)}× / ${backlogRatios.at(-1)!.toFixed(2)}×`,
+        `round ${round + 1}: live ${format(live.at(-1)!)}/s (${liveRatios.at(-1)!.toFixed(2)}×), backlog ${format(backlog.at(-1)!)}/s (${backlogRatios.at(-1)!.toFixed(2)}×), ceilings ${ceiling
+          .slice(-3)
+          .map(format)
+          .join(', ')}/s`,
       );
     }
     const stats = await setup.receiver.stats();
@@ -152,7 +157,13 @@ async function main(): Promise<void> {
 
     const latency = await measureLatency(await freshStore(setup), setup.ca, 200, 5);
     report(
-      { ceiling: median(ceiling), live: median(live), backlog: median(backlog) },
+      {
+        ceiling: median(ceiling),
+        ceilingLow: Math.min(...ceiling),
+        ceilingHigh: Math.max(...ceiling),
+        live: median(live),
+        backlog: median(backlog),
+      },
       { live: median(liveRatios), backlog: median(backlogRatios), liveRounds: liveRatios },
       latency,
       stats.verified,
@@ -163,7 +174,7 @@ async function main(): Promise<void> {
 }
 
 function report(
-  rates: { ceiling: number; live: number; backlog: number },
+  rates: { ceiling: number; ceilingLow: number; ceilingHigh: number; live: number; backlog: number },
   ratios: { live: number; backlog: number; liveRounds: number[] },
   latency: LatencyResult,
   verified: number,
@@ -177,9 +188,10 @@ function report(
     '',
     'The ceiling sends pre-signed bodies with exactly the headers the engine sends (signature, webhook id, event',
     "type, content type, user agent), so what the ratio shows is the engine's own cost.",
-    'Each engine measurement starts from a new memory store and queue and is divided by the mean of the',
-    'ceilings measured just before and just after it; the ratios are the medians of those per-round ratios',
-    '(the machine drifts too much for a ratio of medians). Rates are medians over all rounds.',
+    'Each engine measurement starts from a new memory store and queue, runs between two ceiling measurements',
+    'and is divided by their mean; the ratios are the medians of those per-measurement ratios (the machine',
+    `drifts too much for a ratio of medians: in this run the ceiling ranged from ${format(rates.ceilingLow)}/s to`,
+    `${format(rates.ceilingHigh)}/s). Rates are medians over all rounds.`,
     '',
     '_Live_: the worker runs while one loop emits every delivery (`await emit` each); first emit to last recorded',
     '2xx, so the emits are paid inside the measurement. With memory adapters `emit` never waits for I/O, so the',
