@@ -8,6 +8,12 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const AGENCY = 'bench-agency';
 
 /** What every measurement shares: one Redis namespace, one secret, one child-process receiver. */
+/**
+ * `live`: the worker runs while one loop emits (or adds) every delivery; first emit to last recorded 2xx.
+ * `backlog`: everything is emitted first; worker start to last recorded 2xx.
+ */
+export type Regime = 'live' | 'backlog';
+
 export interface BenchSetup {
   redis: Redis;
   /** Key prefix of this run; every measurement adds its own suffix. */

@@ -2,7 +2,7 @@ import { buildEnvelope, type DeliveryRecord, newId, serializeEnvelope } from '@s
 import { signWebhook } from '@svc/webhooks-verify';
 import { type Job, Queue, Worker } from 'bullmq';
 import { Pool } from 'undici';
-import { AGENCY, type BenchSetup, jobCancelled, REDIS_URL, until } from './bench-setup';
+import { AGENCY, type BenchSetup, jobCancelled, REDIS_URL, type Regime, until } from './bench-setup';
 
 /** What a plain BullMQ job carries: the delivery itself, since there is no store. */
 type DeliveryJob = { deliveryId: string; event: ReturnType<typeof jobCancelled>; createdAt: number };
@@ -83,36 +83,24 @@ async function startBullmq(setup: BenchSetup, name: string, concurrency: number,
   };
 }
 
-/** Adds `count` jobs one after another while the worker drains them; deliveries/s from first add to last 2xx. */
-export async function measureBullmqThroughput(
+/** Deliveries/s of `count` jobs added one after another, in the given {@link Regime}. */
+export async function measureBullmqRate(
   setup: BenchSetup,
   name: string,
+  regime: Regime,
   count: number,
   concurrency: number,
 ): Promise<number> {
   let delivered = 0;
   const bull = await startBullmq(setup, name, concurrency, () => void delivered++);
-  bull.run();
+  const addAll = async () => {
+    for (let index = 0; index < count; index++) await bull.add(index);
+  };
+  const run = async () => bull.run();
+  const [before, timed] = regime === 'live' ? [run, addAll] : [addAll, run];
+  await before();
   const started = performance.now();
-  for (let index = 0; index < count; index++) await bull.add(index);
-  await until(() => delivered >= count, 120_000, `${count} BullMQ deliveries`);
-  const seconds = (performance.now() - started) / 1000;
-  await bull.stop();
-  return count / seconds;
-}
-
-/** Adds `count` jobs with the worker stopped, then drains them; deliveries/s of the drain (worker start to last 2xx). */
-export async function measureBullmqDrain(
-  setup: BenchSetup,
-  name: string,
-  count: number,
-  concurrency: number,
-): Promise<number> {
-  let delivered = 0;
-  const bull = await startBullmq(setup, name, concurrency, () => void delivered++);
-  for (let index = 0; index < count; index++) await bull.add(index);
-  const started = performance.now();
-  bull.run();
+  await timed();
   await until(() => delivered >= count, 120_000, `${count} BullMQ deliveries`);
   const seconds = (performance.now() - started) / 1000;
   await bull.stop();

@@ -1,7 +1,7 @@
 import { createWebhookService, createWorker, type WebhookHooks } from '@svc/webhooks-core';
 import { Redis } from 'ioredis';
 import { createRedisQueue, createRedisStore, createRedisWebhooks } from '../../packages/redis/src/index';
-import { AGENCY, type BenchSetup, jobCancelled, REDIS_URL, until } from './bench-setup';
+import { AGENCY, type BenchSetup, jobCancelled, REDIS_URL, type Regime, until } from './bench-setup';
 
 /**
  * How the engine's store and queue are made: `linked` is `createRedisWebhooks`
@@ -67,38 +67,25 @@ async function startEngine(
   };
 }
 
-/** Emits `count` deliveries one after another while the worker drains them; deliveries/s from first emit to last recorded 2xx. */
-export async function measureEngineThroughput(
+/** Deliveries/s of `count` deliveries emitted one after another, in the given {@link Regime}. */
+export async function measureEngineRate(
   setup: BenchSetup,
   name: string,
   mode: EngineMode,
+  regime: Regime,
   count: number,
   concurrency: number,
 ): Promise<number> {
   let delivered = 0;
   const engine = await startEngine(setup, name, mode, concurrency, { onDelivered: () => void delivered++ });
-  await engine.worker.start();
+  const emitAll = async () => {
+    for (let index = 0; index < count; index++) await engine.webhooks.emit(jobCancelled(index));
+  };
+  const startWorker = () => engine.worker.start();
+  const [before, timed] = regime === 'live' ? [startWorker, emitAll] : [emitAll, startWorker];
+  await before();
   const started = performance.now();
-  for (let index = 0; index < count; index++) await engine.webhooks.emit(jobCancelled(index));
-  await until(() => delivered >= count, 120_000, `${count} engine deliveries`);
-  const seconds = (performance.now() - started) / 1000;
-  await engine.stop();
-  return count / seconds;
-}
-
-/** Emits `count` deliveries with no worker running, then drains them; deliveries/s of the drain (worker start to last 2xx). */
-export async function measureEngineDrain(
-  setup: BenchSetup,
-  name: string,
-  mode: EngineMode,
-  count: number,
-  concurrency: number,
-): Promise<number> {
-  let delivered = 0;
-  const engine = await startEngine(setup, name, mode, concurrency, { onDelivered: () => void delivered++ });
-  for (let index = 0; index < count; index++) await engine.webhooks.emit(jobCancelled(index));
-  const started = performance.now();
-  await engine.worker.start();
+  await timed();
   await until(() => delivered >= count, 120_000, `${count} engine deliveries`);
   const seconds = (performance.now() - started) / 1000;
   await engine.stop();

@@ -15,8 +15,8 @@
 import { loadavg } from 'node:os';
 import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
 import { type BenchSetup, median, percentile, setUpBench } from './bench-setup';
-import { measureBullmqDrain, measureBullmqLatency, measureBullmqThroughput } from './bullmq-run';
-import { measureEngineDrain, measureEngineLatency, measureEngineThroughput } from './engine-run';
+import { measureBullmqLatency, measureBullmqRate } from './bullmq-run';
+import { measureEngineLatency, measureEngineRate } from './engine-run';
 import { measureBullmqQueue, measureLuaQueue } from './queue-micro';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 10_000);
@@ -47,19 +47,21 @@ const ratio = (n: number, base: number): string => `${(n / base).toFixed(2)}×`;
 
 /** One interleaved round of every throughput measurement. */
 async function measureRound(setup: BenchSetup, round: number, results: Results): Promise<void> {
-  results.bullmq.push(await measureBullmqThroughput(setup, `bullmq-${round}`, DELIVERIES, CONCURRENCY));
+  results.bullmq.push(await measureBullmqRate(setup, `bullmq-${round}`, 'live', DELIVERIES, CONCURRENCY));
   results.linked.push(
-    await measureEngineThroughput(setup, `linked-${round}`, 'linked', DELIVERIES, CONCURRENCY),
+    await measureEngineRate(setup, `linked-${round}`, 'linked', 'live', DELIVERIES, CONCURRENCY),
   );
   results.separate.push(
-    await measureEngineThroughput(setup, `separate-${round}`, 'separate', DELIVERIES, CONCURRENCY),
+    await measureEngineRate(setup, `separate-${round}`, 'separate', 'live', DELIVERIES, CONCURRENCY),
   );
-  results.bullmqDrain.push(await measureBullmqDrain(setup, `bullmq-drain-${round}`, DELIVERIES, CONCURRENCY));
+  results.bullmqDrain.push(
+    await measureBullmqRate(setup, `bullmq-drain-${round}`, 'backlog', DELIVERIES, CONCURRENCY),
+  );
   results.linkedDrain.push(
-    await measureEngineDrain(setup, `linked-drain-${round}`, 'linked', DELIVERIES, CONCURRENCY),
+    await measureEngineRate(setup, `linked-drain-${round}`, 'linked', 'backlog', DELIVERIES, CONCURRENCY),
   );
   results.separateDrain.push(
-    await measureEngineDrain(setup, `separate-drain-${round}`, 'separate', DELIVERIES, CONCURRENCY),
+    await measureEngineRate(setup, `separate-drain-${round}`, 'separate', 'backlog', DELIVERIES, CONCURRENCY),
   );
   const bullQueue = await measureBullmqQueue(`${setup.prefix}q-bull-${round}`, DELIVERIES, CONCURRENCY);
   const luaQueue = await measureLuaQueue(
@@ -80,9 +82,9 @@ async function measureRound(setup: BenchSetup, round: number, results: Results):
 
 async function measure(setup: BenchSetup): Promise<Results> {
   // Warm-up: JIT, TLS sessions and keep-alive connections on both sides, script caches.
-  await measureBullmqThroughput(setup, 'warm-bullmq', 2_000, CONCURRENCY);
-  await measureEngineThroughput(setup, 'warm-linked', 'linked', 2_000, CONCURRENCY);
-  await measureEngineThroughput(setup, 'warm-separate', 'separate', 2_000, CONCURRENCY);
+  await measureBullmqRate(setup, 'warm-bullmq', 'live', 2_000, CONCURRENCY);
+  await measureEngineRate(setup, 'warm-linked', 'linked', 'live', 2_000, CONCURRENCY);
+  await measureEngineRate(setup, 'warm-separate', 'separate', 'live', 2_000, CONCURRENCY);
   setup.receiver.reset();
   const results: Results = {
     linked: [],
