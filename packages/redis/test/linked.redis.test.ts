@@ -3,7 +3,7 @@ import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRedisStore, createRedisWebhooks, type RedisWebhooks } from '../src/index';
-import { connectTestRedis, describeRedis, removeKeys, uniquePrefix } from './redis-test-env';
+import { commandCounter, connectTestRedis, describeRedis, removeKeys, uniquePrefix } from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const LEASE = 30_000;
@@ -21,17 +21,6 @@ function attempt(overrides: Partial<DeliveryUpdate>): DeliveryUpdate {
     lastResponseExcerpt: null,
     ...overrides,
   };
-}
-
-/** Counts the commands this test's connection sends, to prove the in-process hand-off. */
-function commandCounter(redis: Redis): { count(): number } {
-  let sent = 0;
-  const original = redis.sendCommand.bind(redis);
-  redis.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
-    sent++;
-    return original(...args);
-  }) as Redis['sendCommand'];
-  return { count: () => sent };
 }
 
 describeRedis('createRedisWebhooks: store and queue linked in the same scripts', () => {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRedisQueue, type RedisDeliveryQueue } from '../src/index';
-import { describeRedis, keysUnder, REDIS_URL, useTestRedis } from './redis-test-env';
+import { commandCounter, describeRedis, keysUnder, REDIS_URL, useTestRedis } from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const LEASE = 30_000;
@@ -165,14 +165,10 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
       await queue.enqueue({ deliveryId: 'first', agencyId: 'agency-a', runAt: T0 });
       await queue.waitForWork({ timeoutMs: 1_000 });
       expect(await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 })).toHaveLength(1);
-      const sent: string[] = [];
-      const original = redis.sendCommand.bind(redis);
-      redis.sendCommand = ((command: Parameters<Redis['sendCommand']>[0]) => {
-        sent.push(command.name);
-        return original(command);
-      }) as Redis['sendCommand'];
+      const counter = commandCounter(redis);
       expect(await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 }), 'the claim right after').toEqual([]);
-      expect(sent, 'commands sent for it').toEqual([]);
+      expect(counter.count(), 'commands sent for it').toBe(0);
+      counter.stop();
       await other.enqueue({ deliveryId: 'second', agencyId: 'agency-a', runAt: T0 });
       await queue.waitForWork({ timeoutMs: 5_000 });
       const claims = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 });
@@ -180,7 +176,6 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
         claims.map((claim) => claim.deliveryId),
         'after the wake-up',
       ).toEqual(['second']);
-      redis.sendCommand = original;
     } finally {
       await other.close();
     }

@@ -44,6 +44,26 @@ export function connectTestRedis(): Redis {
   return new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
 }
 
+/**
+ * Counts the commands a connection sends from now on, to prove that something was
+ * answered in the process; `stop()` puts the connection back as it was.
+ */
+export function commandCounter(redis: Redis): { count(): number; stop(): void } {
+  let sent = 0;
+  const original = redis.sendCommand;
+  const bound = original.bind(redis);
+  redis.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    sent++;
+    return bound(...args);
+  }) as Redis['sendCommand'];
+  return {
+    count: () => sent,
+    stop: () => {
+      redis.sendCommand = original;
+    },
+  };
+}
+
 /** A key prefix no other test or run uses. */
 export function uniquePrefix(label: string): string {
   return `whk-test:${label}:${randomBytes(6).toString('hex')}:`;
