@@ -1,3 +1,5 @@
+import { setNewest } from './bounded-map';
+
 /** Raw record fields (`r`, `u`) of a delivery, read in the claim's script. */
 export interface RecordSnapshot {
   inserted: string;
@@ -42,14 +44,19 @@ export class ClaimSnapshots {
       const inserted = String(records[index * 2] ?? '');
       if (inserted === '') return;
       const update = String(records[index * 2 + 1] ?? '');
-      remember(this.#records, id, { value: { inserted, update: update === '' ? null : update }, at });
+      setNewest(
+        this.#records,
+        id,
+        { value: { inserted, update: update === '' ? null : update }, at },
+        CAPACITY,
+      );
     });
     for (let index = 0; index + 1 < configs.length; index += 2) {
       const agencyId = String(configs[index]);
       const pairs = configs[index + 1];
       if (!Array.isArray(pairs) || pairs.length === 0) continue;
       const uses = agencyIds.filter((id) => id === agencyId).length;
-      remember(this.#configs, agencyId, { value: { pairs, uses }, at });
+      setNewest(this.#configs, agencyId, { value: { pairs, uses }, at }, CAPACITY);
     }
   }
 
@@ -68,15 +75,5 @@ export class ClaimSnapshots {
     entry.value.uses -= 1;
     if (entry.value.uses <= 0) this.#configs.delete(agencyId);
     return performance.now() - entry.at <= FRESH_MS ? entry.value.pairs : undefined;
-  }
-}
-
-/** Map insertion with a size bound: the oldest entries go first. */
-function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > CAPACITY) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
   }
 }

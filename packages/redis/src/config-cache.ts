@@ -1,4 +1,5 @@
 import type { WebhookConfigRecord } from '@svc/webhooks-core';
+import { setNewest } from './bounded-map';
 
 /** What a read must show to be cached: the cache's state when the read began. */
 export interface ConfigTicket {
@@ -50,12 +51,7 @@ export class ConfigCache {
     if (!this.isLive() || ticket.generation !== this.#generation) return;
     if (ticket.version !== (this.#versions.get(agencyId) ?? 0)) return;
     const copy = config && { ...config, subscribedEventTypes: [...config.subscribedEventTypes] };
-    this.#entries.delete(agencyId);
-    this.#entries.set(agencyId, { config: copy, at: performance.now() });
-    if (this.#entries.size > CAPACITY) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
-    }
+    setNewest(this.#entries, agencyId, { config: copy, at: performance.now() }, CAPACITY);
   }
 
   /** The agency's configuration changed (here or in another process). */

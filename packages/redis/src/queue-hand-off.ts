@@ -1,3 +1,5 @@
+import { setNewest } from './bounded-map';
+
 /** What a linked store script already did to a delivery's queue entry. */
 export type HandedOffAction = { kind: 'enqueued'; agencyId: string; runAt: number } | { kind: 'removed' };
 
@@ -17,12 +19,7 @@ export class QueueHandOff {
   constructor(private readonly capacity = 10_000) {}
 
   note(deliveryId: string, action: HandedOffAction): void {
-    this.#notes.delete(deliveryId);
-    this.#notes.set(deliveryId, action);
-    if (this.#notes.size > this.capacity) {
-      const oldest = this.#notes.keys().next();
-      if (!oldest.done) this.#notes.delete(oldest.value);
-    }
+    setNewest(this.#notes, deliveryId, action, this.capacity);
   }
 
   /** True (and the note is used up) when the store already made the entry due at `runAt` for `agencyId`. */
