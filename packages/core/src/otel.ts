@@ -27,9 +27,9 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { DeliveryRecord } from './delivery';
-import type { WebhookAttemptEvent, WebhookHooks } from './hooks';
-import type { WebhookWorker } from './worker';
+import type { DeliveryRecord } from './delivery/delivery';
+import type { WebhookAttemptEvent, WebhookHooks } from './observability/hooks';
+import type { WebhookWorker } from './worker/worker';
 
 /** Instrumentation scope name of every span and instrument made here. */
 export const OTEL_SCOPE = '@svc/webhooks-core';

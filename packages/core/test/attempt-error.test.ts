@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRequestError, isInvalidArgument } from '../src/attempt-error';
-import type { AttemptErrorKind } from '../src/attempt-outcome';
+import type { AttemptErrorKind } from '../src/delivery/attempt-outcome';
+import { classifyRequestError, isInvalidArgument } from '../src/transport/attempt-error';
 
 function coded(code: string, message = `failure ${code}`, cause?: unknown): Error {
   const error = new Error(message, cause === undefined ? undefined : { cause });

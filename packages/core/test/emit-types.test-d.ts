@@ -1,8 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import type { EntityType } from '../src/entity-types';
-import { createEventCatalogue, type EmitInput, type EventTypeOf } from '../src/event-catalogue';
-import { defineEvent } from '../src/event-definition';
+import type { EntityType } from '../src/events/entity-types';
+import { createEventCatalogue, type EmitInput, type EventTypeOf } from '../src/events/event-catalogue';
+import { defineEvent } from '../src/events/event-definition';
 
 const jobFulfilmentStarted = defineEvent({
   type: 'job_fulfilment_started',

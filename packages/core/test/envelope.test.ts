@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DeliveryRecord } from '../src/delivery';
+import type { DeliveryRecord } from '../src/delivery/delivery';
 import {
   buildEnvelope,
   buildTestEnvelope,
@@ -9,7 +9,7 @@ import {
   TEST_EVENT_TYPE,
   type WebhookEnvelope,
   webhookEnvelopeSchema,
-} from '../src/envelope';
+} from '../src/delivery/envelope';
 
 /** The field order of the spec's "Delivery envelope" table, written out independently of the source. */
 const SPEC_ORDER = [

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { builtInEvents } from '../src/built-in-events';
-import { ENTITY_TYPES, entityTypeSchema } from '../src/entity-types';
 import { UnknownEventTypeError, WebhookError, WebhookValidationError } from '../src/errors';
-import { createEventCatalogue } from '../src/event-catalogue';
-import { defineEvent } from '../src/event-definition';
+import { builtInEvents } from '../src/events/built-in-events';
+import { ENTITY_TYPES, entityTypeSchema } from '../src/events/entity-types';
+import { createEventCatalogue } from '../src/events/event-catalogue';
+import { defineEvent } from '../src/events/event-definition';
 
 const jobCreated = {
   jobId: 'job_1',

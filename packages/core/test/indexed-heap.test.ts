@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type HeapSlot, IndexedHeap } from '../src/indexed-heap';
-import { Timeline, type TimelineSlot } from '../src/timeline';
+import { type HeapSlot, IndexedHeap } from '../src/memory/indexed-heap';
+import { Timeline, type TimelineSlot } from '../src/memory/timeline';
 
 interface Item extends HeapSlot {
   id: number;

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryQueue } from '../src/memory-queue';
-import { createMemoryStore } from '../src/memory-store';
-import type { Claim } from '../src/queue';
+import type { Claim } from '../src/adapters/queue';
+import { createMemoryQueue } from '../src/memory/memory-queue';
+import { createMemoryStore } from '../src/memory/memory-store';
 import { makeDeliveryRecord } from '../src/testing/delivery-record-builder';
 
 const NOW = 1_700_000_000_000;

@@ -1,5 +1,5 @@
-import { createMemoryQueue } from '../src/memory-queue';
-import { createMemoryStore } from '../src/memory-store';
+import { createMemoryQueue } from '../src/memory/memory-queue';
+import { createMemoryStore } from '../src/memory/memory-store';
 import { describeQueueConformance, describeStoreConformance } from '../src/testing';
 
 describeStoreConformance('memory', () => ({ store: createMemoryStore() }));

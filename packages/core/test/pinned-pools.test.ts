@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { pinnedLookup } from '../src/pinned-pools';
+import { pinnedLookup } from '../src/transport/pinned-pools';
 
 type Answer = { error: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number };
 

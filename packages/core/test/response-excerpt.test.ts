@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { utf8Prefix } from '../src/response-excerpt';
+import { utf8Prefix } from '../src/transport/response-excerpt';
 
 describe('utf8Prefix(bytes, maxBytes)', () => {
   it('keeps a body within the limit whole', () => {

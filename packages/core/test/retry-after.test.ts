@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../src/retry-after';
+import { parseRetryAfter } from '../src/transport/retry-after';
 
 const now = Date.parse('2025-06-01T12:00:00Z');
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptOutcome } from '../src/attempt-outcome';
-import { WebhookValidationError } from '../src/errors';
+import type { AttemptOutcome } from '../src/delivery/attempt-outcome';
 import {
   DEFAULT_RETRY_POLICY,
   type RetryOptions,
   resolveRetryPolicy,
   retryDelayMs,
   scheduledDelayMs,
-} from '../src/retry-policy';
+} from '../src/delivery/retry-policy';
+import { WebhookValidationError } from '../src/errors';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

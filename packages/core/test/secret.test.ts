@@ -4,7 +4,7 @@ import {
   isMaskedSigningSecret,
   maskSigningSecret,
   SIGNING_SECRET_MASK_PREFIX,
-} from '../src/secret';
+} from '../src/config/secret';
 
 describe('generateSigningSecret()', () => {
   it('returns 64 lowercase hex characters (256 bits)', () => {

@@ -2,7 +2,7 @@ import { hostResolver, startTestReceiver, type TestReceiver } from '@svc/test-su
 import { verifyWebhook } from '@svc/webhooks-verify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createEventCatalogue } from '../src/event-catalogue';
+import { createEventCatalogue } from '../src/events/event-catalogue';
 import {
   createMemoryQueue,
   createMemoryStore,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptOutcome } from '../src/attempt-outcome';
-import type { DeliveryRecord, DeliveryUpdate } from '../src/delivery';
+import type { AttemptOutcome } from '../src/delivery/attempt-outcome';
+import type { DeliveryRecord, DeliveryUpdate } from '../src/delivery/delivery';
+import { DEFAULT_RETRY_POLICY } from '../src/delivery/retry-policy';
+import { abandonUpdate, applyAttemptOutcome, canReplay, replayUpdate } from '../src/delivery/state-machine';
 import { DeliveryNotReplayableError } from '../src/errors';
-import { DEFAULT_RETRY_POLICY } from '../src/retry-policy';
-import { abandonUpdate, applyAttemptOutcome, canReplay, replayUpdate } from '../src/state-machine';
 
 const NOW = 1_700_000_000_000;
 const MINUTE = 60_000;

@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import { hostResolver, startTestReceiver, type TestReceiver } from '@svc/test-support';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTransport, type Transport, type TransportOptions } from '../src/transport';
-import { createUrlPolicy, type UrlPolicy } from '../src/url-policy';
+import { createTransport, type Transport, type TransportOptions } from '../src/transport/transport';
+import { createUrlPolicy, type UrlPolicy } from '../src/transport/url-policy';
 
 let receiver: TestReceiver;
 const transports: Transport[] = [];

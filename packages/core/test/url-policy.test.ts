@@ -1,7 +1,12 @@
 import { hostResolver } from '@svc/test-support';
 import { describe, expect, it } from 'vitest';
 import { type InvalidUrlReason, InvalidWebhookUrlError } from '../src/errors';
-import { assertUrlShape, createUrlPolicy, type HostResolver, isPublicAddress } from '../src/url-policy';
+import {
+  assertUrlShape,
+  createUrlPolicy,
+  type HostResolver,
+  isPublicAddress,
+} from '../src/transport/url-policy';
 
 /** A resolver that fails the test if the policy asks it anything. */
 const noLookup: HostResolver = async (hostname) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryQueue } from '../src/memory-queue';
+import { createMemoryQueue } from '../src/memory/memory-queue';
 import { settlesWithin, sleep } from '../src/testing/settle-within';
 
 /** Far from the wall clock, so a queue that read Date.now instead of its clock would misjudge every delay. */

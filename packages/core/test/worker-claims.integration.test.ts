@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryQueue } from '../src/memory-queue';
-import type { DeliveryQueue } from '../src/queue';
+import type { DeliveryQueue } from '../src/adapters/queue';
+import { createMemoryQueue } from '../src/memory/memory-queue';
 import { type DeliveryHarness, jobCancelled, startDeliveryHarness } from './delivery-harness';
 
 let harness: DeliveryHarness;

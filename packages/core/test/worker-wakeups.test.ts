@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryStore } from '../src/memory-store';
-import type { Claim, DeliveryQueue } from '../src/queue';
-import { createWebhookService } from '../src/service';
-import { createWorker, type WebhookWorker } from '../src/worker';
+import type { Claim, DeliveryQueue } from '../src/adapters/queue';
+import { createMemoryStore } from '../src/memory/memory-store';
+import { createWebhookService } from '../src/service/service';
+import { createWorker, type WebhookWorker } from '../src/worker/worker';
 
 /** A promise and the functions that settle it. */
 function deferred<T>() {

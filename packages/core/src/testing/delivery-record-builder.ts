@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliveryRecord } from '../delivery';
+import type { DeliveryRecord } from '../delivery/delivery';
 import { newId } from '../ids';
 
 /**

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
-import type { DeliveryQueue } from '../queue';
-import type { WebhookStore } from '../store';
+import type { DeliveryQueue } from '../adapters/queue';
+import type { WebhookStore } from '../adapters/store';
 import { useAdapterFixture } from './adapter-fixture';
 import { describeClaimCases } from './queue-claim-cases';
 import { createQueueHarness, type QueueHarness } from './queue-harness';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import type { DeliveryQueue, QueueEntry } from '../queue';
-import type { WebhookStore } from '../store';
+import type { DeliveryQueue, QueueEntry } from '../adapters/queue';
+import type { WebhookStore } from '../adapters/store';
 import { BASE_TIME, makeDeliveryId, makeDeliveryRecord } from './delivery-record-builder';
 
 /** Lease length the queue cases claim with: whole seconds, so coarse clocks hold it exactly. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryQueue, QueueEntry } from '../queue';
+import type { DeliveryQueue, QueueEntry } from '../adapters/queue';
 import { BASE_TIME } from './delivery-record-builder';
 import { LEASE_MS, makeEntry, type QueueHarness } from './queue-harness';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UpsertConfigInput, WebhookStore } from '../store';
+import type { UpsertConfigInput, WebhookStore } from '../adapters/store';
 import { BASE_TIME, makeDeliveryId, makeDeliveryRecord } from './delivery-record-builder';
 
 /** Configuration ids are opaque strings; UUIDs, as the service makes them, suit every backend. */

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import type { WebhookStore } from '../store';
+import type { WebhookStore } from '../adapters/store';
 import { useAdapterFixture } from './adapter-fixture';
 import { describeConfigCases } from './store-config-cases';
 import { describeDeliveryListCases } from './store-list-cases';

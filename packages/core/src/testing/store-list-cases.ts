@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryRecord, DeliveryStatus } from '../delivery';
-import type { ListDeliveriesOptions, WebhookStore } from '../store';
+import type { ListDeliveriesOptions, WebhookStore } from '../adapters/store';
+import type { DeliveryRecord, DeliveryStatus } from '../delivery/delivery';
 import { BASE_TIME, makeDeliveryId, makeDeliveryRecord } from './delivery-record-builder';
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'success', 'failed'];

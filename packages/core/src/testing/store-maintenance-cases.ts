@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryRecord } from '../delivery';
-import type { WebhookStore } from '../store';
+import type { WebhookStore } from '../adapters/store';
+import type { DeliveryRecord } from '../delivery/delivery';
 import { BASE_TIME, makeDeliveryRecord } from './delivery-record-builder';
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryRecord, DeliveryUpdate } from '../delivery';
-import type { WebhookStore } from '../store';
+import type { WebhookStore } from '../adapters/store';
+import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
 import { BASE_TIME, makeDeliveryId, makeDeliveryRecord } from './delivery-record-builder';
 
 /** The update a failed first attempt produces: still pending, retry in a minute. */

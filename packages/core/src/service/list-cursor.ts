@@ -1,4 +1,4 @@
-import { WebhookValidationError } from './errors';
+import { WebhookValidationError } from '../errors';
 
 /**
  * Cursors are opaque to API users: the base64url of the last delivery id of a

@@ -1,8 +1,8 @@
+import type { Claim } from '../adapters/queue';
+import { callHook, type WorkerErrorStage } from '../observability/hooks';
+import { type Engine, engineOf } from '../service/engine';
+import type { WebhookService } from '../service/service';
 import { runClaim } from './attempt-runner';
-import { type Engine, engineOf } from './engine';
-import { callHook, type WorkerErrorStage } from './hooks';
-import type { Claim } from './queue';
-import type { WebhookService } from './service';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { type CreatedByRole, createdByRoleSchema } from '../delivery/delivery';
+import { UnknownEventTypeError, type ValidationIssue, WebhookValidationError } from '../errors';
+import { toValidationIssues } from '../validation';
 import { builtInEvents } from './built-in-events';
-import { type CreatedByRole, createdByRoleSchema } from './delivery';
 import { type EntityType, entityTypeSchema } from './entity-types';
-import { UnknownEventTypeError, type ValidationIssue, WebhookValidationError } from './errors';
 import { assertEventDefinition, type EventDefinition } from './event-definition';
-import { toValidationIssues } from './validation';
 
 /** Identifiers in an emit (agency, entity, author, event) are 1..200 characters. */
 const ID_MAX_LENGTH = 200;

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { version } from '../package.json';
+import { version } from '../../package.json';
+import type { AttemptErrorKind, AttemptOutcome } from '../delivery/attempt-outcome';
+import { InvalidWebhookUrlError } from '../errors';
 import { classifyRequestError, isInvalidArgument } from './attempt-error';
-import type { AttemptErrorKind, AttemptOutcome } from './attempt-outcome';
-import { InvalidWebhookUrlError } from './errors';
 import { exchange } from './exchange';
 import { createPinnedPools } from './pinned-pools';
 import { parseRetryAfter } from './retry-after';

@@ -1,5 +1,5 @@
 import { SIGNATURE_HEADER, signWebhook } from '@svc/webhooks-verify';
-import { serializeEnvelope, type WebhookEnvelope } from './envelope';
+import { serializeEnvelope, type WebhookEnvelope } from '../delivery/envelope';
 import type { OutgoingDelivery } from './transport';
 
 // The signature header's name comes from the verify package, so sender and receivers share one constant.

@@ -1,5 +1,5 @@
+import { type ValidationIssue, WebhookValidationError } from '../errors';
 import type { AttemptOutcome } from './attempt-outcome';
-import { type ValidationIssue, WebhookValidationError } from './errors';
 
 /** How many attempts a delivery gets and how long to wait between them. */
 export interface RetryPolicy {

@@ -1,5 +1,5 @@
-import type { WebhookConfigRecord } from './config';
-import type { DeliveryRecord, DeliveryStatus, DeliveryUpdate } from './delivery';
+import type { WebhookConfigRecord } from '../config/config';
+import type { DeliveryRecord, DeliveryStatus, DeliveryUpdate } from '../delivery/delivery';
 
 /**
  * Options every write that can join a host transaction accepts.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ParsedEvent } from './event-catalogue';
+import type { ParsedEvent } from '../events/event-catalogue';
 
 /** States of a delivery record (spec: States and transitions). */
 export const deliveryStatusSchema = z.enum(['pending', 'success', 'failed']).meta({

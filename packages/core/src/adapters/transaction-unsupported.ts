@@ -1,4 +1,4 @@
-import { WebhookError } from './errors';
+import { WebhookError } from '../errors';
 import type { TransactionOptions } from './store';
 
 /**

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
+import { TEST_EVENT_TYPE } from '../delivery/envelope';
+import { WebhookError } from '../errors';
 import { type EntityType, entityTypeSchema } from './entity-types';
-import { TEST_EVENT_TYPE } from './envelope';
-import { WebhookError } from './errors';
 
 /**
  * Event types are snake_case words, `{entity}_{action}` or

@@ -1,4 +1,5 @@
-import type { AttemptOutcome } from './attempt-outcome';
+import type { DeliveryQueue } from '../adapters/queue';
+import type { TransactionOptions, WebhookStore } from '../adapters/store';
 import {
   type PutConfigBody,
   putConfigBodySchema,
@@ -6,7 +7,9 @@ import {
   type TestResult,
   type WebhookConfig,
   type WebhookConfigRecord,
-} from './config';
+} from '../config/config';
+import { generateSigningSecret, maskSigningSecret } from '../config/secret';
+import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import {
   type DeliveryDetail,
   type DeliveryList,
@@ -17,24 +20,21 @@ import {
   type ReplayResult,
   toDeliveryDetail,
   toDeliverySummary,
-} from './delivery';
+} from '../delivery/delivery';
+import { buildTestEnvelope } from '../delivery/envelope';
+import { type RetryOptions, resolveRetryPolicy } from '../delivery/retry-policy';
+import { replayUpdate } from '../delivery/state-machine';
+import { ConfigNotFoundError, DeliveryNotFoundError, DeliveryNotReplayableError } from '../errors';
+import { createEventCatalogue, type EmitInput, type EventCatalogue } from '../events/event-catalogue';
+import { newId } from '../ids';
+import { combineHooks, type WebhookHooks } from '../observability/hooks';
+import { createLoggingHooks, type WebhookLogger } from '../observability/logger';
+import { buildSignedDelivery } from '../transport/signed-request';
+import { createTransport, type TransportOptions } from '../transport/transport';
+import { createUrlPolicy, type UrlPolicyOptions } from '../transport/url-policy';
+import { parseWithSchema } from '../validation';
 import { attachEngine, type Engine } from './engine';
-import { buildTestEnvelope } from './envelope';
-import { ConfigNotFoundError, DeliveryNotFoundError, DeliveryNotReplayableError } from './errors';
-import { createEventCatalogue, type EmitInput, type EventCatalogue } from './event-catalogue';
-import { combineHooks, type WebhookHooks } from './hooks';
-import { newId } from './ids';
 import { decodeListCursor, encodeListCursor } from './list-cursor';
-import { createLoggingHooks, type WebhookLogger } from './logger';
-import type { DeliveryQueue } from './queue';
-import { type RetryOptions, resolveRetryPolicy } from './retry-policy';
-import { generateSigningSecret, maskSigningSecret } from './secret';
-import { buildSignedDelivery } from './signed-request';
-import { replayUpdate } from './state-machine';
-import type { TransactionOptions, WebhookStore } from './store';
-import { createTransport, type TransportOptions } from './transport';
-import { createUrlPolicy, type UrlPolicyOptions } from './url-policy';
-import { parseWithSchema } from './validation';
 
 /** Options of {@link createWebhookService}. */
 export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCatalogue> {

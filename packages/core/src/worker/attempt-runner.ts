@@ -1,10 +1,10 @@
-import type { DeliveryRecord } from './delivery';
-import type { Engine } from './engine';
-import { buildEnvelope } from './envelope';
-import { callHook } from './hooks';
-import type { Claim } from './queue';
-import { buildSignedDelivery } from './signed-request';
-import { abandonUpdate, applyAttemptOutcome } from './state-machine';
+import type { Claim } from '../adapters/queue';
+import type { DeliveryRecord } from '../delivery/delivery';
+import { buildEnvelope } from '../delivery/envelope';
+import { abandonUpdate, applyAttemptOutcome } from '../delivery/state-machine';
+import { callHook } from '../observability/hooks';
+import type { Engine } from '../service/engine';
+import { buildSignedDelivery } from '../transport/signed-request';
 
 /**
  * Handles one claimed queue entry from start to finish: reconcile it with the

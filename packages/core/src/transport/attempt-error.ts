@@ -1,4 +1,4 @@
-import type { AttemptErrorKind } from './attempt-outcome';
+import type { AttemptErrorKind } from '../delivery/attempt-outcome';
 
 /*
  * Mapping of network errors to attempt error kinds.

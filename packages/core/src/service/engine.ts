@@ -1,10 +1,10 @@
-import type { EventCatalogue } from './event-catalogue';
-import type { WebhookHooks } from './hooks';
-import type { DeliveryQueue } from './queue';
-import type { RetryPolicy } from './retry-policy';
-import type { WebhookStore } from './store';
-import type { Transport } from './transport';
-import type { UrlPolicy } from './url-policy';
+import type { DeliveryQueue } from '../adapters/queue';
+import type { WebhookStore } from '../adapters/store';
+import type { RetryPolicy } from '../delivery/retry-policy';
+import type { EventCatalogue } from '../events/event-catalogue';
+import type { WebhookHooks } from '../observability/hooks';
+import type { Transport } from '../transport/transport';
+import type { UrlPolicy } from '../transport/url-policy';
 
 /**
  * Everything a service resolved from its options, shared with the workers made

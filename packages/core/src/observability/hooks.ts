@@ -1,5 +1,5 @@
-import type { AttemptOutcome } from './attempt-outcome';
-import type { DeliveryRecord } from './delivery';
+import type { AttemptOutcome } from '../delivery/attempt-outcome';
+import type { DeliveryRecord } from '../delivery/delivery';
 
 /** What the worker was doing when an unexpected error (a store or queue failure) happened. */
 export type WorkerErrorStage = 'claim' | 'attempt' | 'renew' | 'sweep';

@@ -1,6 +1,6 @@
+import { DeliveryNotReplayableError } from '../errors';
 import type { AttemptErrorKind, AttemptOutcome } from './attempt-outcome';
 import type { DeliveryRecord, DeliveryUpdate } from './delivery';
-import { DeliveryNotReplayableError } from './errors';
 import { type RetryPolicy, retryDelayMs } from './retry-policy';
 
 /*

@@ -1,6 +1,3 @@
-import type { WebhookConfigRecord } from './config';
-import type { DeliveryRecord, DeliveryUpdate } from './delivery';
-import { WebhookError } from './errors';
 import type {
   DeliveryExpectation,
   ListDeliveriesOptions,
@@ -8,8 +5,11 @@ import type {
   TransactionOptions,
   UpsertConfigInput,
   WebhookStore,
-} from './store';
-import { assertNoTransaction } from './transaction-unsupported';
+} from '../adapters/store';
+import { assertNoTransaction } from '../adapters/transaction-unsupported';
+import type { WebhookConfigRecord } from '../config/config';
+import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
+import { WebhookError } from '../errors';
 
 /**
  * Per-agency index: the agency's delivery ids in ascending order (ids are

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { InvalidWebhookUrlError } from './errors';
+import { InvalidWebhookUrlError } from '../errors';
 import { isPublicAddress } from './public-address';
 
 export { isPublicAddress } from './public-address';

@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from './delivery';
+import type { DeliveryRecord } from '../delivery/delivery';
 import type { WebhookAttemptEvent, WebhookHooks, WorkerErrorStage } from './hooks';
 
 /**

@@ -1,9 +1,9 @@
-import { WebhookError } from './errors';
+import type { Claim, ClaimOptions, DeliveryQueue, QueueCapabilities, QueueEntry } from '../adapters/queue';
+import type { TransactionOptions } from '../adapters/store';
+import { assertNoTransaction } from '../adapters/transaction-unsupported';
+import { WebhookError } from '../errors';
 import { type HeapSlot, IndexedHeap } from './indexed-heap';
-import type { Claim, ClaimOptions, DeliveryQueue, QueueCapabilities, QueueEntry } from './queue';
-import type { TransactionOptions } from './store';
 import { Timeline, type TimelineSlot } from './timeline';
-import { assertNoTransaction } from './transaction-unsupported';
 
 /** Options of {@link createMemoryQueue}. */
 export interface MemoryQueueOptions {
