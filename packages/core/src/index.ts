@@ -36,7 +36,6 @@ export {
 } from './config/secret';
 export type { AttemptErrorKind, AttemptOutcome } from './delivery/attempt-outcome';
 export type {
-  CreatedByRole,
   DeliveryDetail,
   DeliveryList,
   DeliveryRecord,
@@ -47,7 +46,6 @@ export type {
   ReplayResult,
 } from './delivery/delivery';
 export {
-  createdByRoleSchema,
   deliveryDetailSchema,
   deliveryListSchema,
   deliveryStatusSchema,
@@ -64,7 +62,6 @@ export {
   buildTestEnvelope,
   ENVELOPE_FIELDS,
   serializeEnvelope,
-  TEST_EVENT_TYPE,
   webhookEnvelopeSchema,
 } from './delivery/envelope';
 export type { RetryOptions, RetryPolicy } from './delivery/retry-policy';
@@ -109,15 +106,16 @@ export {
 export type { EntityType } from './events/entity-types';
 export { ENTITY_TYPES, entityTypeSchema } from './events/entity-types';
 export type {
+  CreatedByRole,
   EmitInput,
   EventCatalogue,
   EventCatalogueOptions,
   EventTypeOf,
   ParsedEvent,
 } from './events/event-catalogue';
-export { createEventCatalogue } from './events/event-catalogue';
+export { createdByRoleSchema, createEventCatalogue } from './events/event-catalogue';
 export type { EventDefinition, EventDefinitionInput } from './events/event-definition';
-export { defineEvent } from './events/event-definition';
+export { defineEvent, TEST_EVENT_TYPE } from './events/event-definition';
 export type { IdGeneratorOptions } from './ids';
 export { createIdGenerator, isUuidV7, newId, timestampOfUuidV7 } from './ids';
 export type { MemoryQueueOptions } from './memory/memory-queue';

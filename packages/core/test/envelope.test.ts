@@ -6,10 +6,10 @@ import {
   buildTestEnvelope,
   ENVELOPE_FIELDS,
   serializeEnvelope,
-  TEST_EVENT_TYPE,
   type WebhookEnvelope,
   webhookEnvelopeSchema,
 } from '../src/delivery/envelope';
+import { TEST_EVENT_TYPE } from '../src/events/event-definition';
 
 /** The field order of the spec's "Delivery envelope" table, written out independently of the source. */
 const SPEC_ORDER = [

@@ -1,15 +1,11 @@
 import { z } from 'zod';
-import type { ParsedEvent } from '../events/event-catalogue';
+import { type CreatedByRole, createdByRoleSchema, type ParsedEvent } from '../events/event-catalogue';
 
 /** States of a delivery record (spec: States and transitions). */
 export const deliveryStatusSchema = z.enum(['pending', 'success', 'failed']).meta({
   description: '`pending` while attempts remain, `success` after a 2xx, `failed` when attempts ran out.',
 });
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
-
-/** Roles an event's author can have, as written in the envelope's `createdByRole`. */
-export const createdByRoleSchema = z.enum(['Agent', 'ServiceProvider', 'System', 'Operations']);
-export type CreatedByRole = z.infer<typeof createdByRoleSchema>;
 
 /**
  * A delivery as the stores hold it: one event to one agency's endpoint, with its

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { createdByRoleSchema, type DeliveryRecord, webhookIdOf } from './delivery';
+import { createdByRoleSchema } from '../events/event-catalogue';
+import { TEST_EVENT_TYPE } from '../events/event-definition';
+import { type DeliveryRecord, webhookIdOf } from './delivery';
 
 /** Event type of the envelope POST /config/test sends; reserved, never in a catalogue. */
-export const TEST_EVENT_TYPE = 'webhook_test';
 
 /** The envelope's keys in the spec's order, which is also the order of the serialised JSON. */
 export const ENVELOPE_FIELDS = [

@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import { type CreatedByRole, createdByRoleSchema } from '../delivery/delivery';
 import { UnknownEventTypeError, type ValidationIssue, WebhookValidationError } from '../errors';
 import { toValidationIssues } from '../validation';
 import { builtInEvents } from './built-in-events';
 import { type EntityType, entityTypeSchema } from './entity-types';
 import { assertEventDefinition, type EventDefinition } from './event-definition';
+
+/** Roles an event's author can have, as written in the envelope's `createdByRole`. */
+export const createdByRoleSchema = z.enum(['Agent', 'ServiceProvider', 'System', 'Operations']);
+export type CreatedByRole = z.infer<typeof createdByRoleSchema>;
 
 /** Identifiers in an emit (agency, entity, author, event) are 1..200 characters. */
 const ID_MAX_LENGTH = 200;

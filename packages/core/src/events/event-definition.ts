@@ -1,7 +1,9 @@
 import type { z } from 'zod';
-import { TEST_EVENT_TYPE } from '../delivery/envelope';
 import { WebhookError } from '../errors';
 import { type EntityType, entityTypeSchema } from './entity-types';
+
+/** Event type of the test endpoint's deliveries; reserved, so no host event can take it. */
+export const TEST_EVENT_TYPE = 'webhook_test';
 
 /**
  * Event types are snake_case words, `{entity}_{action}` or
