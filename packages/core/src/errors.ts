@@ -16,6 +16,8 @@ export type WebhookErrorCode =
   | 'delivery_not_replayable'
   | 'schema_not_migrated'
   | 'transactions_unsupported'
+  | 'invalid_option'
+  | 'transport_closed'
   | 'store_error';
 
 /** Base class of every error thrown on purpose by the webhooks packages. */
@@ -112,5 +114,21 @@ export class DeliveryNotReplayableError extends WebhookError {
 export class SchemaNotMigratedError extends WebhookError {
   constructor(message: string) {
     super('schema_not_migrated', message);
+  }
+}
+
+/**
+ * A factory or call was given an option it cannot work with (a negative
+ * concurrency, an unknown service object, a conflicting setting). Thrown where
+ * the host wires the library together, never from a request handler, so the
+ * message starts with the package that refused and names the option.
+ */
+export class InvalidOptionError extends WebhookError {
+  declare readonly details: { option: string };
+  /** The option (dotted path for nested ones, e.g. `recoverySweep.graceMs`). */
+  readonly option: string;
+  constructor(packageName: string, option: string, message: string) {
+    super('invalid_option', `${packageName}: ${message}`, { details: { option } });
+    this.option = option;
   }
 }

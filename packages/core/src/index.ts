@@ -78,6 +78,7 @@ export {
   ConfigNotFoundError,
   DeliveryNotFoundError,
   DeliveryNotReplayableError,
+  InvalidOptionError,
   InvalidWebhookUrlError,
   SchemaNotMigratedError,
   UnknownEventTypeError,
@@ -142,5 +143,6 @@ export type {
   UrlPolicyOptions,
 } from './transport/url-policy';
 export { assertUrlShape, createUrlPolicy, isPublicAddress } from './transport/url-policy';
+export { createRecoverySweep, type RecoverySweep, type RecoverySweepOptions } from './worker/recovery-sweep';
 export type { WebhookWorker, WorkerOptions } from './worker/worker';
 export { createWorker } from './worker/worker';

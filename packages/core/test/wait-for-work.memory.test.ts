@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../src/deadline';
 import { createMemoryQueue } from '../src/memory/memory-queue';
-import { settlesWithin, sleep } from '../src/testing/settle-within';
+import { settlesWithin } from '../src/testing/settle-within';
 
 /** Far from the wall clock, so a queue that read Date.now instead of its clock would misjudge every delay. */
 const FAKE_NOW = 1_700_000_000_000;

@@ -1,6 +1,6 @@
 import type { Claim, ClaimOptions, DeliveryQueue, QueueCapabilities, QueueEntry } from '../adapters/queue';
 import type { TransactionOptions } from '../adapters/store';
-import { assertNoTransaction } from '../adapters/transaction-unsupported';
+import { assertNoTransaction } from '../adapters/store';
 import { WebhookError } from '../errors';
 import { type HeapSlot, IndexedHeap } from './indexed-heap';
 import { Timeline, type TimelineSlot } from './timeline';

@@ -6,7 +6,7 @@ import type {
   UpsertConfigInput,
   WebhookStore,
 } from '../adapters/store';
-import { assertNoTransaction } from '../adapters/transaction-unsupported';
+import { assertNoTransaction } from '../adapters/store';
 import type { WebhookConfigRecord } from '../config/config';
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
 import { WebhookError } from '../errors';

@@ -1,6 +1,7 @@
 import type { DeliveryQueue } from '../adapters/queue';
 import type { WebhookStore } from '../adapters/store';
 import type { RetryPolicy } from '../delivery/retry-policy';
+import { InvalidOptionError } from '../errors';
 import type { EventCatalogue } from '../events/event-catalogue';
 import type { WebhookHooks } from '../observability/hooks';
 import type { Transport } from '../transport/transport';
@@ -33,7 +34,11 @@ export function attachEngine(service: object, engine: Engine): void {
 export function engineOf(service: object): Engine {
   const engine = engines.get(service);
   if (!engine) {
-    throw new TypeError('createWorker() needs a service made by createWebhookService().');
+    throw new InvalidOptionError(
+      '@svc/webhooks-core',
+      'service',
+      'createWorker() needs a service made by createWebhookService().',
+    );
   }
   return engine;
 }

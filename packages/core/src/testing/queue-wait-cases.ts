@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../deadline';
 import { makeEntry, type QueueHarness } from './queue-harness';
-import { settlesWithin, sleep } from './settle-within';
+import { settlesWithin } from './settle-within';
 
 /** Generous bound for "promptly": a pass never waits for it; a failure reports instead of hanging. */
 const PROMPT_MS = 5_000;

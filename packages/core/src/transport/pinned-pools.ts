@@ -1,7 +1,12 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
+import { WebhookError } from '../errors';
 import type { CheckedUrl, ResolvedAddress } from './url-policy';
+
+/** What a send after `close()` is told: a host wiring mistake, so it names the package. */
+const TRANSPORT_CLOSED_MESSAGE =
+  '@svc/webhooks-core: the transport is closed (service.close() was called); create a new service to send again.';
 
 /*
  * Connection pinning: why one pool per (origin, checked address set).
@@ -153,7 +158,7 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
 
   return {
     acquire(checked) {
-      if (closed) throw new Error('The transport is closed; create a new one to send again.');
+      if (closed) throw new WebhookError('transport_closed', TRANSPORT_CLOSED_MESSAGE);
       const entry = entryFor(checked);
       entry.inFlight += 1;
       entry.lastUsedAt = Date.now();

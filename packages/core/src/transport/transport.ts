@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { version } from '../../package.json';
+import { withinDeadline } from '../deadline';
 import type { AttemptErrorKind, AttemptOutcome } from '../delivery/attempt-outcome';
 import { InvalidWebhookUrlError } from '../errors';
 import { classifyRequestError, isInvalidArgument } from './attempt-error';
@@ -179,45 +180,6 @@ function requestHeaders(delivery: OutgoingDelivery, userAgent: string): Record<s
   return headers;
 }
 
-type Bounded<T> = { kind: 'done'; value: T } | { kind: 'timed_out' | 'aborted' };
-
-/**
- * Waits for `promise` at most `timeoutMs` and until `signal` aborts; `promise`
- * keeps running unobserved past either. Its rejection is thrown.
- */
-function within<T>(
-  promise: Promise<T>,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<Bounded<T>> {
-  if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
-  return new Promise<Bounded<T>>((resolve, reject) => {
-    const end = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const onAbort = (): void => {
-      end();
-      resolve({ kind: 'aborted' });
-    };
-    const timer = setTimeout(() => {
-      end();
-      resolve({ kind: 'timed_out' });
-    }, timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        end();
-        resolve({ kind: 'done', value });
-      },
-      (error: unknown) => {
-        end();
-        reject(error);
-      },
-    );
-  });
-}
-
 /**
  * Creates the HTTP transport of the worker and of `sendTest`.
  *
@@ -252,7 +214,7 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
     signal: AbortSignal | undefined,
   ): Promise<CheckedUrl | AttemptOutcome> => {
     try {
-      const bounded = await within(urlPolicy.check(url), timeoutMs, signal);
+      const bounded = await withinDeadline(urlPolicy.check(url), timeoutMs, signal);
       if (bounded.kind === 'done') return bounded.value;
       if (bounded.kind === 'aborted') return failure(clock, 'timeout', ABORTED_MESSAGE);
       return failure(

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { type DeadlineResult, withinDeadline } from '../deadline';
 import { InvalidWebhookUrlError } from '../errors';
 import { isPublicAddress } from './public-address';
 
@@ -160,21 +161,14 @@ function unresolvable(hostname: string, detail: string, cause?: unknown): Invali
 
 /** Runs the resolver with a deadline; every failure becomes `unresolvable_host`. */
 async function resolveWithin(resolve: HostResolver, hostname: string, timeoutMs: number) {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(unresolvable(hostname, `did not resolve within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
+  let result: DeadlineResult<ResolvedAddress[]>;
   try {
-    return await Promise.race([resolve(hostname), deadline]);
+    result = await withinDeadline(Promise.resolve(resolve(hostname)), timeoutMs);
   } catch (error) {
-    if (error instanceof InvalidWebhookUrlError) throw error;
     throw unresolvable(hostname, 'does not resolve', error);
-  } finally {
-    clearTimeout(timer);
   }
+  if (result.kind !== 'done') throw unresolvable(hostname, `did not resolve within ${timeoutMs} ms`);
+  return result.value;
 }
 
 /** Keeps only well-formed answers; a resolver answering garbage has not resolved the name. */

@@ -1,8 +1,10 @@
 import type { Claim } from '../adapters/queue';
+import { InvalidOptionError } from '../errors';
 import { callHook, type WorkerErrorStage } from '../observability/hooks';
 import { type Engine, engineOf } from '../service/engine';
 import type { WebhookService } from '../service/service';
 import { runClaim } from './attempt-runner';
+import { createRecoverySweep, type RecoverySweep } from './recovery-sweep';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -76,7 +78,11 @@ function resolveWorkerOptions(options: WorkerOptions): WorkerSettings {
   const positive = (name: string, value: number | undefined, fallback: number): number => {
     const resolved = value ?? fallback;
     if (!Number.isInteger(resolved) || resolved < 1) {
-      throw new RangeError(`Worker option ${name} must be a positive integer; got ${String(value)}.`);
+      throw new InvalidOptionError(
+        '@svc/webhooks-core',
+        name,
+        `Worker option ${name} must be a positive integer; got ${String(value)}.`,
+      );
     }
     return resolved;
   };
@@ -108,6 +114,7 @@ class DeliveryWorker implements WebhookWorker {
   /** The outstanding waitForWork ended while we were not waiting on it (see #idle). */
   #wokenUnseen = false;
   #timers: NodeJS.Timeout[] = [];
+  #sweep: RecoverySweep | null = null;
 
   constructor(
     private readonly engine: Engine,
@@ -129,8 +136,16 @@ class DeliveryWorker implements WebhookWorker {
     const { leaseMs, recoverySweep } = this.settings;
     this.#timers.push(setInterval(() => this.#renewAll(), Math.max(1, Math.floor(leaseMs / 3))));
     if (recoverySweep) {
-      void this.#sweep(recoverySweep.graceMs);
-      this.#timers.push(setInterval(() => void this.#sweep(recoverySweep.graceMs), recoverySweep.intervalMs));
+      const { store, queue, clock } = this.engine;
+      this.#sweep = createRecoverySweep({
+        ...recoverySweep,
+        store,
+        queue,
+        clock,
+        skip: (deliveryId) => this.#isHeld(deliveryId),
+        onError: (error) => this.#reportError(error, 'sweep'),
+      });
+      this.#sweep.start();
     }
     this.#loop = this.#claimLoop();
   }
@@ -144,6 +159,8 @@ class DeliveryWorker implements WebhookWorker {
     await Promise.all(this.#held.values());
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers = [];
+    await this.#sweep?.stop();
+    this.#sweep = null;
   }
 
   async #claimLoop(): Promise<void> {
@@ -276,26 +293,9 @@ class DeliveryWorker implements WebhookWorker {
     }
   }
 
-  async #sweep(graceMs: number): Promise<void> {
-    try {
-      const { store, queue, clock } = this.engine;
-      const overdue = await store.listDuePending(clock() - graceMs, 100);
-      const busy = new Set([...this.#held.keys()].map((claim) => claim.deliveryId));
-      const now = clock();
-      const entries = overdue
-        .filter((delivery) => !busy.has(delivery.id))
-        .map((delivery) => ({ deliveryId: delivery.id, agencyId: delivery.agencyId, runAt: now }));
-      if (queue.enqueueMissing) {
-        await queue.enqueueMissing(entries);
-        return;
-      }
-      // Without enqueueMissing, enqueue may drop another worker's live claim on a
-      // delivery that is merely backlogged; the record's compare-and-set keeps
-      // that harmless (at worst one duplicate request).
-      for (const entry of entries) await queue.enqueue(entry);
-    } catch (error) {
-      this.#reportError(error, 'sweep');
-    }
+  #isHeld(deliveryId: string): boolean {
+    for (const claim of this.#held.keys()) if (claim.deliveryId === deliveryId) return true;
+    return false;
   }
 
   #reportError(error: unknown, stage: WorkerErrorStage, deliveryId?: string): void {
