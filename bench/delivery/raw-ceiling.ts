@@ -1,8 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import {
   EVENT_TYPE_HEADER,
-  newId,
   SIGNATURE_HEADER,
-  serializeEnvelope,
   WEBHOOK_ID_HEADER,
   type WebhookEnvelope,
 } from '@svc/webhooks-core';
@@ -21,7 +20,7 @@ interface Target {
 function signedRequest(i: number, target: Target): { body: string; headers: Record<string, string> } {
   const now = Date.now();
   const envelope: WebhookEnvelope = {
-    webhookId: `whdel_${newId()}`,
+    webhookId: `whdel_${randomUUID()}`,
     eventType: 'job_cancelled',
     entityType: 'job',
     entityId: `job-${i}`,
@@ -38,7 +37,9 @@ function signedRequest(i: number, target: Target): { body: string; headers: Reco
     deliveredAt: now,
     attempt: 1,
   };
-  const body = serializeEnvelope(envelope);
+  // The engine's field-by-field serialisation is byte-identical to JSON.stringify of an envelope in spec order
+  // (property-tested in core's envelope tests), and the ceiling signs outside its timing anyway.
+  const body = JSON.stringify(envelope);
   return {
     body,
     headers: {

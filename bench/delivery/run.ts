@@ -6,6 +6,7 @@
  *
  * Run: pnpm --filter @svc/bench run delivery   (after pnpm build)
  */
+import { randomUUID } from 'node:crypto';
 import { type ReceiverProcess, spawnReceiverProcess } from '@svc/test-support';
 import {
   createMemoryQueue,
@@ -13,7 +14,6 @@ import {
   createWebhookService,
   createWorker,
   generateSigningSecret,
-  newId,
   type WebhookStore,
 } from '@svc/webhooks-core';
 import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
@@ -55,7 +55,7 @@ async function freshStore(setup: Setup): Promise<WebhookStore> {
     enabled: true,
     subscribedEventTypes: ['job_cancelled'],
     now: Date.now(),
-    newId: newId(),
+    newId: randomUUID(),
     newSigningSecret: setup.secret,
   });
   return store;

@@ -1,0 +1,14 @@
+/**
+ * `@svc/webhooks-core/adapter-kit`: small helpers that the store and queue
+ * adapters share (`@svc/webhooks-pg`, `@svc/webhooks-redis`), for anyone
+ * writing another one. The contracts themselves (`WebhookStore`,
+ * `DeliveryQueue`) are in the main entry; the conformance suites that hold an
+ * adapter to them are in `@svc/webhooks-core/testing`.
+ *
+ * @packageDocumentation
+ * @module @svc/webhooks-core/adapter-kit
+ */
+
+export { assertNoTransaction } from './adapters/store';
+export { setNewest } from './bounded-map';
+export { type DeadlineResult, sleep, withinDeadline } from './deadline';
