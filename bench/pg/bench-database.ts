@@ -14,5 +14,5 @@ export function createBenchPool(max = 20): pg.Pool {
 /** Drops and re-creates a migrated schema, so every run starts from empty tables. */
 export async function freshSchema(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await migrate(pool, { schema });
+  await migrate({ pool, schema });
 }

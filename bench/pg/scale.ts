@@ -1,7 +1,6 @@
 import type { WebhookService } from '@svc/webhooks-core';
 import type pg from 'pg';
-import { migrationChecksum } from '../../packages/pg/src/migration';
-import { MIGRATIONS } from '../../packages/pg/src/migration-list';
+import { MIGRATIONS, migrationChecksum } from '../../packages/pg/src/schema/migration';
 import { createBenchPool, freshSchema } from './bench-database';
 import { type LatencySummary, summarize } from './percentiles';
 import { createBenchService } from './svc-setup';

@@ -8,7 +8,7 @@ export function createBenchService(
   schema: string,
   ca: string,
 ): { webhooks: WebhookService; adapters: PgWebhooks } {
-  const adapters = createPgWebhooks(pool, { schema });
+  const adapters = createPgWebhooks({ pool, schema });
   const webhooks = createWebhookService({
     store: adapters.store,
     queue: adapters.queue,

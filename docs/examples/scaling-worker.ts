@@ -12,8 +12,8 @@ export type SharedWebhookOptions = Omit<WebhookServiceOptions, 'store' | 'queue'
  */
 export async function startWorkerProcess(databaseUrl: string, schema: string, shared: SharedWebhookOptions) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
-  await migrate(pool, { schema }); // safe from every process at once: migrations take a lock
-  const adapters = createPgWebhooks(pool, { schema });
+  await migrate({ pool, schema }); // safe from every process at once: migrations take a lock
+  const adapters = createPgWebhooks({ pool, schema });
   const webhooks = createWebhookService({ ...shared, store: adapters.store, queue: adapters.queue });
   const worker = createWorker(webhooks, { concurrency: 64, perAgencyConcurrency: 8 });
   await worker.start();

@@ -55,8 +55,8 @@ async function openPg(connectionString: string): Promise<HostBackend> {
   ]);
   const pool = new pg.Pool({ connectionString });
   // Applying migrations at start keeps the example one command; production runs them as a deploy step.
-  await migrate(pool);
-  const webhooks = createPgWebhooks(pool);
+  await migrate({ pool });
+  const webhooks = createPgWebhooks({ pool });
   return {
     kind: 'pg',
     store: webhooks.store,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { QueryConfig, QueryResultRow } from 'pg';
+import type { Queryable } from './queryable';
 
 /** A SQL text the adapters run often, with the name it is prepared under. */
 export interface Statement {
@@ -7,9 +8,6 @@ export interface Statement {
   /** Derived from the text, so two adapters on different schemas never clash. */
   name: string;
 }
-
-/** Anything that runs queries: the pool, or a host's transaction client. */
-export type Queryable = Pick<Pool | PoolClient, 'query'>;
 
 /** Names a statement by a hash of its text (the same text always gets the same name). */
 export function statement(text: string): Statement {

@@ -1,8 +1,8 @@
 import type { Claim } from '@svc/webhooks-core';
 import { expect, it } from 'vitest';
-import { createPgQueue } from '../src/queue';
-import { queueStatements } from '../src/queue-statements';
-import { parseSchemaName } from '../src/schema-name';
+import { createPgQueue } from '../src/index';
+import { queueStatements } from '../src/queue/queue-statements';
+import { parseSchemaName } from '../src/schema/schema-name';
 import { createTestPool, describePg, useTestSchema } from './pg-test-database';
 
 const BASE_TIME = 1_700_000_000_000;
@@ -34,7 +34,7 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
     await seedDue(pool, db.schema, 3_000);
     const pools = Array.from({ length: 4 }, () => createTestPool({ max: 5 }));
     try {
-      const queues = pools.map((each) => createPgQueue(each, { schema: db.schema, notify: false }));
+      const queues = pools.map((each) => createPgQueue({ pool: each, schema: db.schema, notify: false }));
       const claimer = async (index: number): Promise<Claim[]> => {
         const queue = queues[index % queues.length]!;
         const mine: Claim[] = [];
@@ -57,7 +57,7 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
 
   it('concurrent claimers acking and rescheduling: no claim id ever works twice, every row ends acked', async () => {
     await seedDue(pool, db.schema, 600);
-    const queue = createPgQueue(pool, { schema: db.schema, notify: false });
+    const queue = createPgQueue({ pool, schema: db.schema, notify: false });
     const acked = new Set<string>();
     let rescheduled = 0;
     const worker = async (): Promise<void> => {
@@ -93,7 +93,7 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
     const pools = [createTestPool({ max: 2 }), createTestPool({ max: 2 })];
     try {
       const [first, second] = pools.map((each) =>
-        createPgQueue(each, { schema: db.schema, notify: false }),
+        createPgQueue({ pool: each, schema: db.schema, notify: false }),
       ) as [ReturnType<typeof createPgQueue>, ReturnType<typeof createPgQueue>];
       const [stale] = await first.claim({ limit: 1, leaseMs: 1_000, now: BASE_TIME });
       expect(await second.claim({ limit: 1, leaseMs: 1_000, now: BASE_TIME + 999 })).toEqual([]);

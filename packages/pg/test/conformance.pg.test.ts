@@ -1,6 +1,6 @@
 import { describeQueueConformance, describeStoreConformance } from '@svc/webhooks-core/testing';
 import { afterAll, beforeAll } from 'vitest';
-import { createPgWebhooks } from '../src/webhooks';
+import { createPgWebhooks } from '../src/index';
 import { createTestPool, createTestSchema, describePg, truncateSchema } from './pg-test-database';
 
 // One schema for the file, emptied before each test: a schema per test would
@@ -19,7 +19,7 @@ describePg('PostgreSQL adapter conformance', () => {
 
   const fresh = async () => {
     await truncateSchema(pool, schema);
-    return createPgWebhooks(pool, { schema });
+    return createPgWebhooks({ pool, schema });
   };
 
   describeStoreConformance('PostgreSQL', async () => {

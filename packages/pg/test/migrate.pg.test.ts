@@ -1,13 +1,10 @@
 import { SchemaNotMigratedError } from '@svc/webhooks-core';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { migrate } from '../src/migrate';
-import { migrationChecksum } from '../src/migration';
-import { MIGRATIONS, SCHEMA_VERSION } from '../src/migration-list';
-import { getSchemaVersion } from '../src/schema-check';
-import { createPgStore } from '../src/store';
+import { createPgStore, getSchemaVersion, migrate, SCHEMA_VERSION } from '../src/index';
+import { MIGRATIONS, migrationChecksum } from '../src/schema/migration';
 import { createTestPool, describePg, dropSchema, uniqueSchemaName } from './pg-test-database';
 
-describePg('migrate(pool, { schema })', () => {
+describePg('migrate({ pool, schema })', () => {
   const pool = createTestPool();
   const schemas: string[] = [];
   const newSchema = () => {
@@ -22,7 +19,7 @@ describePg('migrate(pool, { schema })', () => {
 
   it('creates the schema, applies every migration and records each in the ledger', async () => {
     const schema = newSchema();
-    const result = await migrate(pool, { schema });
+    const result = await migrate({ pool, schema });
     expect(result).toEqual({
       schema,
       fromVersion: 0,
@@ -39,13 +36,13 @@ describePg('migrate(pool, { schema })', () => {
         checksum: migrationChecksum(migration),
       })),
     );
-    expect(await getSchemaVersion(pool, { schema })).toBe(SCHEMA_VERSION);
+    expect(await getSchemaVersion({ pool, schema })).toBe(SCHEMA_VERSION);
   });
 
   it('is idempotent: a second run applies nothing and changes nothing', async () => {
     const schema = newSchema();
-    await migrate(pool, { schema });
-    const again = await migrate(pool, { schema });
+    await migrate({ pool, schema });
+    const again = await migrate({ pool, schema });
     expect(again).toEqual({ schema, fromVersion: SCHEMA_VERSION, toVersion: SCHEMA_VERSION, applied: [] });
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".schema_migrations`);
     expect(rows[0].n).toBe(MIGRATIONS.length);
@@ -55,7 +52,7 @@ describePg('migrate(pool, { schema })', () => {
     const schema = newSchema();
     const pools = Array.from({ length: 5 }, () => createTestPool({ max: 2 }));
     try {
-      const results = await Promise.all(pools.map((each) => migrate(each, { schema })));
+      const results = await Promise.all(pools.map((each) => migrate({ pool: each, schema })));
       const applied = results.flatMap((result) => result.applied.map((step) => step.version));
       expect(applied.sort()).toEqual(MIGRATIONS.map((migration) => migration.version));
       expect(results.every((result) => result.toVersion === SCHEMA_VERSION)).toBe(true);
@@ -66,34 +63,46 @@ describePg('migrate(pool, { schema })', () => {
 
   it('refuses a database whose ledger records a different checksum for a shipped migration', async () => {
     const schema = newSchema();
-    await migrate(pool, { schema });
+    await migrate({ pool, schema });
     await pool.query(`UPDATE "${schema}".schema_migrations SET checksum = 'edited' WHERE version = 1`);
-    await expect(migrate(pool, { schema })).rejects.toMatchObject({ code: 'store_error' });
+    await expect(migrate({ pool, schema })).rejects.toMatchObject({
+      code: 'store_error',
+      message: expect.stringMatching(/^@svc\/webhooks-pg: migration 1 \(create-tables\)/),
+    });
   });
 
   it('rejects a schema name that is not a plain identifier, before touching the database', async () => {
     for (const schema of ['', '1abc', 'a"b', 'a;drop', 'a b', 'x'.repeat(51)]) {
-      await expect(migrate(pool, { schema }), schema).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(migrate({ pool, schema }), schema).rejects.toMatchObject({
+        code: 'invalid_option',
+        option: 'schema',
+        message: expect.stringMatching(/^@svc\/webhooks-pg: Invalid PostgreSQL schema name/),
+      });
     }
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM pg_namespace WHERE nspname IN ('1abc', 'a"b', 'a;drop', 'a b')`,
+    );
+    expect(rows[0].n).toBe(0);
   });
 
   it('an adapter on an unmigrated schema rejects with SchemaNotMigratedError naming migrate()', async () => {
     const schema = newSchema();
-    const store = createPgStore(pool, { schema });
+    const store = createPgStore({ pool, schema });
     const failure = await store.getConfig('agency-a').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SchemaNotMigratedError);
     expect(failure).toMatchObject({ code: 'schema_not_migrated' });
-    expect((failure as Error).message).toContain('run migrate(pool');
+    expect((failure as Error).message).toMatch(/^@svc\/webhooks-pg: /);
+    expect((failure as Error).message).toContain(`run migrate({ pool, schema: '${schema}' })`);
     // The failure is not remembered: once migrated, the same store works.
-    await migrate(pool, { schema });
+    await migrate({ pool, schema });
     expect(await store.getConfig('agency-a')).toBeNull();
   });
 
   it('an adapter on a schema older than it needs rejects with SchemaNotMigratedError', async () => {
     const schema = newSchema();
-    await migrate(pool, { schema });
+    await migrate({ pool, schema });
     await pool.query(`DELETE FROM "${schema}".schema_migrations WHERE version = $1`, [SCHEMA_VERSION]);
-    const failure = await createPgStore(pool, { schema })
+    const failure = await createPgStore({ pool, schema })
       .getDelivery('x')
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SchemaNotMigratedError);

@@ -1,7 +1,7 @@
 import { startTestReceiver, type TestReceiver } from '@svc/test-support';
 import { createWebhookService, createWorker, DeliveryNotFoundError, webhookIdOf } from '@svc/webhooks-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPgWebhooks } from '../src/webhooks';
+import { createPgWebhooks } from '../src/index';
 import { createTestPool, createTestSchema, describePg } from './pg-test-database';
 
 const AGENCY = 'agency-outbox';
@@ -37,7 +37,7 @@ describePg('transactional emit (outbox) through the real service', () => {
     ({ schema, drop } = await createTestSchema(pool));
     await pool.query(`CREATE TABLE "${schema}".host_jobs (id text PRIMARY KEY, status text NOT NULL)`);
     receiver = await startTestReceiver();
-    adapters = createPgWebhooks(pool, { schema });
+    adapters = createPgWebhooks({ pool, schema });
     webhooks = createWebhookService({
       ...adapters,
       urlPolicy: { allowPrivateNetworks: true },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
-import { migrate } from '../src/migrate';
+import { migrate } from '../src/index';
 
 /** The database the tests use; each run works in schemas of its own and drops them. */
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -51,7 +51,7 @@ export async function createTestSchema(
   pool: pg.Pool,
 ): Promise<{ schema: string; drop: () => Promise<void> }> {
   const schema = uniqueSchemaName();
-  await migrate(pool, { schema });
+  await migrate({ pool, schema });
   return { schema, drop: () => dropSchema(pool, schema) };
 }
 
@@ -74,7 +74,7 @@ export function useTestSchema(pool: pg.Pool): { readonly schema: string } {
   let schema = '';
   beforeAll(async () => {
     schema = uniqueSchemaName();
-    await migrate(pool, { schema });
+    await migrate({ pool, schema });
   });
   beforeEach(() => truncateSchema(pool, schema));
   afterAll(async () => {

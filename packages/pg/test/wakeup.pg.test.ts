@@ -1,6 +1,6 @@
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPgWebhooks } from '../src/webhooks';
+import { createPgWebhooks } from '../src/index';
 import { createTestPool, createTestSchema, describePg } from './pg-test-database';
 
 const BASE_TIME = 1_700_000_000_000;
@@ -32,7 +32,7 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
 
   /** An idle worker's queue: it has claimed (and found nothing), so it is listening. */
   async function idleQueue() {
-    const adapters = createPgWebhooks(pool, { schema });
+    const adapters = createPgWebhooks({ pool, schema });
     expect(await adapters.queue.claim({ limit: 1, leaseMs: 30_000, now: 0 })).toEqual([]);
     return adapters;
   }
@@ -41,7 +41,7 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
     const { queue, close } = await idleQueue();
     try {
       const waiting = queue.waitForWork({ timeoutMs: NEVER_MS });
-      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(
+      await createPgWebhooks({ pool: otherProcess, schema, notify: false }).store.insertDelivery(
         makeDeliveryRecord(),
       );
       await waiting;
@@ -55,7 +55,7 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
     const client = await otherProcess.connect();
     try {
       const waiting = queue.waitForWork({ timeoutMs: NEVER_MS });
-      const { store } = createPgWebhooks(otherProcess, { schema, notify: false });
+      const { store } = createPgWebhooks({ pool: otherProcess, schema, notify: false });
       await client.query('BEGIN');
       await store.insertDelivery(makeDeliveryRecord(), { transaction: client });
       expect(await isSettled(waiting)).toBe(false);
@@ -70,7 +70,7 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
   it('a NOTIFY that arrives between an empty claim and the wait is not lost', async () => {
     const { queue, close } = await idleQueue();
     try {
-      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(
+      await createPgWebhooks({ pool: otherProcess, schema, notify: false }).store.insertDelivery(
         makeDeliveryRecord(),
       );
       // Give the notification time to arrive before the worker starts waiting.
@@ -83,7 +83,7 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
 
   it('ack and a claim do not wake waiters; reschedule does', async () => {
     const record = makeDeliveryRecord({ nextRetryAt: BASE_TIME });
-    const { store, queue, close } = createPgWebhooks(pool, { schema });
+    const { store, queue, close } = createPgWebhooks({ pool, schema });
     try {
       await store.insertDelivery(record);
       const claims = await queue.claim({
@@ -119,7 +119,7 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_100)); // the reconnect back-off
       expect(await queue.claim({ limit: 1, leaseMs: 30_000, now: 0 })).toEqual([]);
       const woken = queue.waitForWork({ timeoutMs: NEVER_MS });
-      await createPgWebhooks(otherProcess, { schema, notify: false }).store.insertDelivery(
+      await createPgWebhooks({ pool: otherProcess, schema, notify: false }).store.insertDelivery(
         makeDeliveryRecord(),
       );
       await woken;
@@ -153,7 +153,7 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
   });
 
   it('with notify: false the queue declares no wake-ups and opens no LISTEN connection', async () => {
-    const { queue } = createPgWebhooks(pool, { schema, notify: false });
+    const { queue } = createPgWebhooks({ pool, schema, notify: false });
     expect(queue.capabilities.wakeups).toBe(false);
     const idleBefore = pool.totalCount;
     await queue.claim({ limit: 1, leaseMs: 30_000, now: 0 });

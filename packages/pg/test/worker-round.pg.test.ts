@@ -1,7 +1,7 @@
 import type { DeliveryUpdate } from '@svc/webhooks-core';
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
 import { afterAll, expect, it } from 'vitest';
-import { createPgWebhooks } from '../src/webhooks';
+import { createPgWebhooks } from '../src/index';
 import { createTestPool, describePg, useTestSchema } from './pg-test-database';
 
 const BASE_TIME = 1_700_000_000_000;
@@ -38,7 +38,7 @@ describePg("the worker's round on a claimed delivery", () => {
       .rows[0];
 
   it('recording a finished attempt on a held claim removes the entry; ack then answers true once', async () => {
-    const { store, queue } = createPgWebhooks(pool, { schema: db.schema, notify: false });
+    const { store, queue } = createPgWebhooks({ pool, schema: db.schema, notify: false });
     const record = makeDeliveryRecord();
     await store.insertDelivery(record);
     const [claim] = await queue.claim({ limit: 1, leaseMs: LEASE_MS, now: BASE_TIME });
@@ -56,7 +56,7 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('recording a failed attempt on a held claim makes the entry due at nextRetryAt; reschedule agrees', async () => {
-    const { store, queue } = createPgWebhooks(pool, { schema: db.schema, notify: false });
+    const { store, queue } = createPgWebhooks({ pool, schema: db.schema, notify: false });
     const record = makeDeliveryRecord();
     await store.insertDelivery(record);
     const [claim] = await queue.claim({ limit: 1, leaseMs: LEASE_MS, now: BASE_TIME });
@@ -73,8 +73,8 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('a claim another process has taken over is not settled by our record: our ack fails, theirs holds', async () => {
-    const ours = createPgWebhooks(pool, { schema: db.schema, notify: false });
-    const theirs = createPgWebhooks(otherProcess, { schema: db.schema, notify: false });
+    const ours = createPgWebhooks({ pool, schema: db.schema, notify: false });
+    const theirs = createPgWebhooks({ pool: otherProcess, schema: db.schema, notify: false });
     const record = makeDeliveryRecord();
     await ours.store.insertDelivery(record);
     const [stale] = await ours.queue.claim({ limit: 1, leaseMs: 1_000, now: BASE_TIME });
@@ -91,7 +91,7 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('concurrent compare-and-sets are each decided on their own row, in one statement or many', async () => {
-    const { store } = createPgWebhooks(pool, { schema: db.schema, notify: false });
+    const { store } = createPgWebhooks({ pool, schema: db.schema, notify: false });
     const records = Array.from({ length: 40 }, () => makeDeliveryRecord());
     for (const record of records) await store.insertDelivery(record);
     const results = await Promise.all(
@@ -112,7 +112,7 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('two simultaneous compare-and-sets of one attempt: exactly one is recorded', async () => {
-    const { store } = createPgWebhooks(pool, { schema: db.schema, notify: false });
+    const { store } = createPgWebhooks({ pool, schema: db.schema, notify: false });
     const record = makeDeliveryRecord();
     await store.insertDelivery(record);
     const expected = { attempt: 0, status: 'pending' } as const;
@@ -124,7 +124,7 @@ describePg("the worker's round on a claimed delivery", () => {
   });
 
   it('concurrent config reads each get their own agency (or null)', async () => {
-    const { store } = createPgWebhooks(pool, { schema: db.schema, notify: false });
+    const { store } = createPgWebhooks({ pool, schema: db.schema, notify: false });
     for (const agencyId of ['agency-1', 'agency-2']) {
       await store.upsertConfig({
         agencyId,

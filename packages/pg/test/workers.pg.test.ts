@@ -1,7 +1,7 @@
 import { type ReceivedRequest, startTestReceiver } from '@svc/test-support';
 import { createWebhookService } from '@svc/webhooks-core';
 import { expect, it } from 'vitest';
-import { createPgWebhooks } from '../src/webhooks';
+import { createPgWebhooks } from '../src/index';
 import { spawnWorker, type WorkerProcess } from './fixtures/worker-processes';
 import { createTestPool, createTestSchema, DATABASE_URL, describePg } from './pg-test-database';
 
@@ -27,7 +27,7 @@ describePg('three worker processes sharing one database', () => {
     const receiver = await startTestReceiver({ respond: () => ({ status: 200, hangMs: 15 }) });
     const workers: WorkerProcess[] = [];
     try {
-      const adapters = createPgWebhooks(pool, { schema, notify: false });
+      const adapters = createPgWebhooks({ pool, schema, notify: false });
       const webhooks = createWebhookService({ ...adapters, urlPolicy: { allowPrivateNetworks: true } });
       const agencies = Array.from({ length: AGENCIES }, (_, index) => `agency-${index}`);
       for (const agencyId of agencies) {

@@ -1,11 +1,17 @@
 import { WebhookError } from '@svc/webhooks-core';
 import type { Pool, PoolClient } from 'pg';
-import { type Migration, migrationChecksum, renderMigration } from './migration';
-import { MIGRATIONS } from './migration-list';
+import { requirePool } from '../queryable';
+import { MIGRATIONS, type Migration, migrationChecksum, renderMigration } from './migration';
 import { parseSchemaName, type SchemaName } from './schema-name';
 
 /** Options of {@link migrate}. */
 export interface MigrateOptions {
+  /**
+   * The host's node-postgres pool. One of its connections holds the migration
+   * lock while `migrate` runs; the pool is never ended.
+   * @example migrate({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) })
+   */
+  pool: Pool;
   /**
    * Schema that holds the tables (created when missing).
    * @default 'webhooks'
@@ -15,6 +21,7 @@ export interface MigrateOptions {
 
 /** What {@link migrate} did. */
 export interface MigrateResult {
+  /** The schema migrated. */
   schema: string;
   /** Version before this call (0: a fresh schema). */
   fromVersion: number;
@@ -39,18 +46,21 @@ const LOCK_CLASS = 0x57_48_4b_31;
  * advisory lock keyed by the schema name, so one process migrates while the
  * others wait, then find nothing left to do. Idempotent. Never ends the pool.
  *
+ * @throws InvalidOptionError (`invalid_option`) when `pool` is missing or
+ *   `schema` is not a plain identifier, before anything touches the database
  * @throws WebhookError (`store_error`) when the ledger records a different
  *   checksum for a shipped version (a released migration was edited)
  * @example
  * ```ts
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * await migrate(pool); // schema "webhooks"
+ * await migrate({ pool }); // schema "webhooks"
  * ```
  */
-export async function migrate(pool: Pool, options: MigrateOptions = {}): Promise<MigrateResult> {
+export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
+  const pool = requirePool(options, 'migrate');
   const schema = parseSchemaName(options.schema);
   const client = await pool.connect();
-  let broken: Error | undefined;
+  let broken: Error | boolean = false;
   try {
     await client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, schemaLockKey(schema.name)]);
     try {
@@ -59,7 +69,7 @@ export async function migrate(pool: Pool, options: MigrateOptions = {}): Promise
       await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, schemaLockKey(schema.name)]);
     }
   } catch (error) {
-    broken = error instanceof Error ? error : new Error(String(error));
+    broken = error instanceof Error ? error : true;
     throw error;
   } finally {
     // A connection that failed mid-migration may still hold the lock or an open
@@ -104,8 +114,9 @@ function assertChecksums(recorded: Map<number, string>, schema: SchemaName): voi
     if (checksum !== undefined && checksum !== migrationChecksum(migration)) {
       throw new WebhookError(
         'store_error',
-        `Migration ${migration.version} (${migration.name}) recorded in "${schema.name}".schema_migrations differs ` +
-          'from the one this release ships. Released migrations must never change; restore the original.',
+        `@svc/webhooks-pg: migration ${migration.version} (${migration.name}) recorded in ` +
+          `"${schema.name}".schema_migrations differs from the one this release ships. Released migrations ` +
+          'must never change: restore the original migration, or install the release that recorded it.',
         { details: { schema: schema.name, version: migration.version } },
       );
     }

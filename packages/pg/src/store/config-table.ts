@@ -1,5 +1,37 @@
-import type { SchemaName } from './schema-name';
-import { type Statement, statement } from './statement';
+import type { WebhookConfigRecord } from '@svc/webhooks-core';
+import type { SchemaName } from '../schema/schema-name';
+import { type Statement, statement } from '../statement';
+
+/*
+ * The configurations table of one schema: its row as node-postgres returns it,
+ * the record that row holds, and the store's SQL on it.
+ */
+
+/** A configuration row as node-postgres returns it (bigint as string). */
+export interface ConfigRow {
+  id: string;
+  agency_id: string;
+  webhook_url: string;
+  signing_secret: string;
+  enabled: boolean;
+  subscribed_event_types: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** The record a row holds. */
+export function toConfigRecord(row: ConfigRow): WebhookConfigRecord {
+  return {
+    id: row.id,
+    agencyId: row.agency_id,
+    webhookUrl: row.webhook_url,
+    signingSecret: row.signing_secret,
+    enabled: row.enabled,
+    subscribedEventTypes: row.subscribed_event_types,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
 
 /** The store's SQL on the configurations table of one schema. */
 export interface ConfigStatements {
@@ -10,7 +42,8 @@ export interface ConfigStatements {
   remove: Statement;
 }
 
-export const CONFIG_COLUMNS =
+/** The configuration's columns, in the order every SELECT and RETURNING lists them. */
+const CONFIG_COLUMNS =
   'id, agency_id, webhook_url, signing_secret, enabled, subscribed_event_types, created_at, updated_at';
 
 /** Builds the statements for a schema. */

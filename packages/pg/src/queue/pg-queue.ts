@@ -2,21 +2,29 @@ import {
   type Claim,
   type ClaimOptions,
   type DeliveryQueue,
+  InvalidOptionError,
   type QueueEntry,
   type TransactionOptions,
   WebhookError,
 } from '@svc/webhooks-core';
+import { sleep } from '@svc/webhooks-core/adapter-kit';
 import type { Pool } from 'pg';
-import { type DeliveryRow, toDeliveryRecord } from './delivery-row';
+import { type DeliveryRow, toDeliveryRecord } from '../delivery-row';
+import { requirePool, transactionTarget } from '../queryable';
+import { parseSchemaName } from '../schema/schema-name';
+import { schemaContext } from '../schema-context';
+import { queryConfig, run, type Statement } from '../statement';
 import { queueStatements, wakeupChannel } from './queue-statements';
-import { schemaContext } from './schema-context';
-import { parseSchemaName } from './schema-name';
-import { queryConfig, run, type Statement } from './statement';
-import { transactionTarget } from './transaction-target';
 import { WakeupListener } from './wakeup-listener';
 
 /** Options of {@link createPgQueue}. */
 export interface PgQueueOptions {
+  /**
+   * The host's node-postgres pool: the queue runs its statements on it and,
+   * with `notify`, holds one of its connections in LISTEN. Never ended by the queue.
+   * @example createPgQueue({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) })
+   */
+  pool: Pool;
   /**
    * Schema holding the tables, as passed to `migrate()`; the same as the store's.
    * @default 'webhooks'
@@ -66,13 +74,14 @@ const MAX_TIMER_MS = 2_147_483_647;
  * @example
  * ```ts
  * const webhooks = createWebhookService({
- *   store: createPgStore(pool),
- *   queue: createPgQueue(pool),
+ *   store: createPgStore({ pool }),
+ *   queue: createPgQueue({ pool }),
  * });
  * ```
+ * @throws InvalidOptionError (`invalid_option`) when `pool` is missing or `schema` is not a plain identifier
  */
-export function createPgQueue(pool: Pool, options: PgQueueOptions = {}): DeliveryQueue {
-  return new PgDeliveryQueue(pool, options);
+export function createPgQueue(options: PgQueueOptions): DeliveryQueue {
+  return new PgDeliveryQueue(requirePool(options, 'createPgQueue'), options);
 }
 
 class PgDeliveryQueue implements DeliveryQueue {
@@ -111,8 +120,9 @@ class PgDeliveryQueue implements DeliveryQueue {
     if (result.rowCount === 0) {
       throw new WebhookError(
         'delivery_not_found',
-        `Cannot enqueue delivery "${entry.deliveryId}": schema "${this.#schema.name}" holds no such delivery. ` +
-          'The PostgreSQL queue schedules rows of the PostgreSQL store; insert the delivery with createPgStore() first.',
+        `@svc/webhooks-pg: cannot enqueue delivery "${entry.deliveryId}": schema "${this.#schema.name}" holds ` +
+          'no such delivery. The PostgreSQL queue schedules rows of the PostgreSQL store; insert the delivery ' +
+          'with createPgStore() on the same schema first.',
         { details: { deliveryId: entry.deliveryId } },
       );
     }
@@ -120,9 +130,10 @@ class PgDeliveryQueue implements DeliveryQueue {
 
   async claim(options: ClaimOptions): Promise<Claim[]> {
     if (!(options.leaseMs > 0)) {
-      throw new WebhookError(
-        'validation_failed',
-        `leaseMs must be a positive number of ms, got ${options.leaseMs}.`,
+      throw new InvalidOptionError(
+        '@svc/webhooks-pg',
+        'leaseMs',
+        `claim() needs \`leaseMs\` as a positive number of ms, got ${options.leaseMs}.`,
       );
     }
     if (options.limit < 1) return [];
@@ -219,16 +230,4 @@ class PgDeliveryQueue implements DeliveryQueue {
   #config(stmt: Statement, values: unknown[]) {
     return queryConfig(stmt, values, this.#prepared);
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const finish = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', finish);
-      resolve();
-    };
-    const timer = setTimeout(finish, ms);
-    signal?.addEventListener('abort', finish, { once: true });
-  });
 }

@@ -1,7 +1,22 @@
 import { SchemaNotMigratedError } from '@svc/webhooks-core';
 import type { Pool } from 'pg';
-import { SCHEMA_VERSION } from './migration-list';
+import { requirePool } from '../queryable';
+import { SCHEMA_VERSION } from './migration';
 import { parseSchemaName, type SchemaName } from './schema-name';
+
+/** Options of {@link getSchemaVersion}. */
+export interface SchemaVersionOptions {
+  /**
+   * The host's node-postgres pool. Never ended by this package.
+   * @example getSchemaVersion({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) })
+   */
+  pool: Pool;
+  /**
+   * Schema holding the tables, as passed to {@link migrate}.
+   * @default 'webhooks'
+   */
+  schema?: string;
+}
 
 /** PostgreSQL error codes meaning "that schema or table does not exist". */
 const MISSING_RELATION_CODES = new Set(['42P01', '3F000']);
@@ -10,12 +25,14 @@ const MISSING_RELATION_CODES = new Set(['42P01', '3F000']);
  * The schema version recorded by {@link migrate} (0 when never migrated), e.g. for
  * a health check or a deploy step that must not start workers on an old schema.
  *
+ * @throws InvalidOptionError (`invalid_option`) when `pool` is missing or `schema` is not a plain identifier
  * @example
  * ```ts
- * if ((await getSchemaVersion(pool)) < SCHEMA_VERSION) await migrate(pool);
+ * if ((await getSchemaVersion({ pool })) < SCHEMA_VERSION) await migrate({ pool });
  * ```
  */
-export function getSchemaVersion(pool: Pool, options: { schema?: string } = {}): Promise<number> {
+export async function getSchemaVersion(options: SchemaVersionOptions): Promise<number> {
+  const pool = requirePool(options, 'getSchemaVersion');
   return readSchemaVersion(pool, parseSchemaName(options.schema));
 }
 
@@ -56,8 +73,8 @@ async function assertMigrated(pool: Pool, schema: SchemaName): Promise<void> {
   const version = await readSchemaVersion(pool, schema);
   if (version < SCHEMA_VERSION) {
     throw new SchemaNotMigratedError(
-      `PostgreSQL schema "${schema.name}" is at version ${version} but @svc/webhooks-pg needs version ` +
-        `${SCHEMA_VERSION}: run migrate(pool, { schema: '${schema.name}' }) first.`,
+      `@svc/webhooks-pg: PostgreSQL schema "${schema.name}" is at version ${version} but this release needs ` +
+        `version ${SCHEMA_VERSION}: run migrate({ pool, schema: '${schema.name}' }) first.`,
     );
   }
 }

@@ -1,6 +1,6 @@
-import { DELIVERY_COLUMNS } from './delivery-row';
-import type { SchemaName } from './schema-name';
-import { type Statement, statement } from './statement';
+import { DELIVERY_COLUMNS } from '../delivery-row';
+import type { SchemaName } from '../schema/schema-name';
+import { type Statement, statement } from '../statement';
 
 /** The queue's SQL on the deliveries table of one schema. */
 export interface QueueStatements {

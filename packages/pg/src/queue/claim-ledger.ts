@@ -1,4 +1,5 @@
 import type { DeliveryRecord } from '@svc/webhooks-core';
+import { setNewest } from '@svc/webhooks-core/adapter-kit';
 
 /** How long a claim-time snapshot may answer a getDelivery. */
 const SNAPSHOT_TTL_MS = 2_000;
@@ -29,8 +30,8 @@ export class ClaimLedger {
 
   /** Records a fresh claim and the row it locked. */
   claimed(claimId: string, record: DeliveryRecord): void {
-    bounded(this.#held).set(record.id, claimId);
-    bounded(this.#snapshots).set(record.id, { record, expiresAt: Date.now() + SNAPSHOT_TTL_MS });
+    setNewest(this.#held, record.id, claimId, MAX_ENTRIES);
+    setNewest(this.#snapshots, record.id, { record, expiresAt: Date.now() + SNAPSHOT_TTL_MS }, MAX_ENTRIES);
   }
 
   /** The claim id this process holds on the delivery, if any. */
@@ -54,7 +55,7 @@ export class ClaimLedger {
   /** The compare-and-set settled the claim: acked (`runAt` null) or due again at `runAt`. */
   settled(deliveryId: string, claimId: string, runAt: number | null): void {
     if (this.#held.get(deliveryId) === claimId) this.#held.delete(deliveryId);
-    bounded(this.#settled).set(claimId, runAt);
+    setNewest(this.#settled, claimId, runAt, MAX_ENTRIES);
   }
 
   /**
@@ -74,13 +75,4 @@ export class ClaimLedger {
     if (claimId === undefined || this.#held.get(deliveryId) === claimId) this.#held.delete(deliveryId);
     this.#snapshots.delete(deliveryId);
   }
-}
-
-/** Drops the oldest entry of a full map before a new one goes in. */
-function bounded<K, V>(map: Map<K, V>): Map<K, V> {
-  if (map.size >= MAX_ENTRIES) {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
-  }
-  return map;
 }

@@ -1,4 +1,4 @@
-import { WebhookValidationError } from '@svc/webhooks-core';
+import { InvalidOptionError } from '@svc/webhooks-core';
 
 /** Schema used when none is given. */
 export const DEFAULT_SCHEMA = 'webhooks';
@@ -21,13 +21,15 @@ export interface SchemaName {
 
 /**
  * Validates a schema name and quotes it.
- * @throws WebhookValidationError when the name is not a plain identifier
+ * @throws InvalidOptionError (`invalid_option`, option `schema`) when the name is not a plain identifier
  */
 export function parseSchemaName(name: string = DEFAULT_SCHEMA): SchemaName {
-  if (!SCHEMA_NAME_PATTERN.test(name)) {
-    throw new WebhookValidationError(
-      `Invalid PostgreSQL schema name "${name}": use 1-50 letters, digits or underscores, not starting with a digit.`,
-      [{ path: 'schema', message: 'must be a plain identifier' }],
+  if (typeof name !== 'string' || !SCHEMA_NAME_PATTERN.test(name)) {
+    throw new InvalidOptionError(
+      '@svc/webhooks-pg',
+      'schema',
+      `Invalid PostgreSQL schema name ${JSON.stringify(name)}: use 1-50 letters, digits or underscores, ` +
+        'not starting with a digit.',
     );
   }
   return { name, quoted: `"${name}"` };

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration';
+import type { Migration } from './migration';
 
 /**
  * Version 1: configurations, and deliveries that double as the queue.

@@ -86,6 +86,8 @@ export class WakeupListener {
       client.on('notification', this.#onNotification);
       client.on('error', this.#onConnectionError);
       await client.query(`LISTEN "${this.channel}"`);
+      // Internal only: caught just below, which gives the connection up; never
+      // reported, because onError is not called once the listener is closed.
       if (this.#closed) throw new Error('closed while connecting');
       this.#client = client;
     } catch (error) {

@@ -1,17 +1,15 @@
-import type {
-  DeliveryExpectation,
-  DeliveryRecord,
-  DeliveryUpdate,
-  ListDeliveriesOptions,
-  TransactionOptions,
-  UpsertConfigInput,
-  WebhookConfigRecord,
-  WebhookStore,
+import {
+  type DeliveryExpectation,
+  type DeliveryRecord,
+  type DeliveryUpdate,
+  type ListDeliveriesOptions,
+  type TransactionOptions,
+  type UpsertConfigInput,
+  type WebhookConfigRecord,
+  WebhookError,
+  type WebhookStore,
 } from '@svc/webhooks-core';
 import type { Pool } from 'pg';
-import { CallBatcher } from './call-batcher';
-import { type ConfigRow, toConfigRecord } from './config-row';
-import { configStatements } from './config-statements';
 import {
   type CompareAndSetInput,
   compareAndSetParams,
@@ -19,15 +17,23 @@ import {
   initialRunAt,
   insertParams,
   toDeliveryRecord,
-} from './delivery-row';
+} from '../delivery-row';
+import { type Queryable, requirePool, transactionTarget } from '../queryable';
+import { parseSchemaName } from '../schema/schema-name';
+import { schemaContext } from '../schema-context';
+import { run, type Statement } from '../statement';
+import { CallBatcher } from './call-batcher';
+import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';
-import { schemaContext } from './schema-context';
-import { parseSchemaName } from './schema-name';
-import { type Queryable, run, type Statement } from './statement';
-import { transactionTarget } from './transaction-target';
 
 /** Options of {@link createPgStore}. */
 export interface PgStoreOptions {
+  /**
+   * The host's node-postgres pool. The store runs its statements on it and
+   * never ends it.
+   * @example createPgStore({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) })
+   */
+  pool: Pool;
   /**
    * Schema holding the tables, as passed to `migrate()`.
    * @default 'webhooks'
@@ -61,10 +67,12 @@ const BATCH_LIMIT = 100;
  *
  * @example
  * ```ts
- * const store = createPgStore(pool, { schema: 'webhooks' });
+ * const store = createPgStore({ pool, schema: 'webhooks' });
  * ```
+ * @throws InvalidOptionError (`invalid_option`) when `pool` is missing or `schema` is not a plain identifier
  */
-export function createPgStore(pool: Pool, options: PgStoreOptions = {}): WebhookStore {
+export function createPgStore(options: PgStoreOptions): WebhookStore {
+  const pool = requirePool(options, 'createPgStore');
   const schema = parseSchemaName(options.schema);
   const context = schemaContext(pool, schema);
   const prepared = options.preparedStatements ?? true;
@@ -147,7 +155,7 @@ export function createPgStore(pool: Pool, options: PgStoreOptions = {}): Webhook
       // Rare: the duplicate was committed by a concurrent transaction after this
       // statement's snapshot was taken, so neither branch saw a row. Read it now.
       const row = rows[0] ?? (await readByEvent(target, record))[0];
-      if (!row) throw new Error(`Delivery for event "${record.eventId}" vanished while being inserted.`);
+      if (!row) throw vanishedWhileInserting(record);
       const created = rows[0]?.created ?? false;
       const runAt = initialRunAt(record);
       if (created && runAt !== null) context.fresh.remember(record.id, runAt, insertOptions?.transaction);
@@ -217,4 +225,20 @@ export function createPgStore(pool: Pool, options: PgStoreOptions = {}): Webhook
       ? [deliveries.listByStatus, [agencyId, limit, status]]
       : [deliveries.listByStatusBefore, [agencyId, limit, status, beforeId]];
   }
+}
+
+/**
+ * The insert met a delivery for the same event (so it wrote nothing) that the
+ * read which followed could not see: deleted in between (a purge, by hand), or
+ * committed after the snapshot of a REPEATABLE READ or SERIALIZABLE host
+ * transaction. Either way a retry settles it.
+ */
+function vanishedWhileInserting(record: DeliveryRecord): WebhookError {
+  return new WebhookError(
+    'store_error',
+    `@svc/webhooks-pg: a delivery for event "${record.eventId}" of agency "${record.agencyId}" was stored by ` +
+      'another transaction but cannot be read from this one (deleted meanwhile, or committed after this ' +
+      "transaction's snapshot); nothing was written. Emit the event again, in a new transaction if you used one.",
+    { details: { agencyId: record.agencyId, eventId: record.eventId } },
+  );
 }
