@@ -1,7 +1,10 @@
-import { buildEnvelope, type DeliveryRecord, newId, serializeEnvelope } from '@svc/webhooks-core';
+import type { DeliveryRecord } from '@svc/webhooks-core';
+import { makeDeliveryId } from '@svc/webhooks-core/testing';
 import { signWebhook } from '@svc/webhooks-verify';
 import { type Job, Queue, Worker } from 'bullmq';
 import { Pool } from 'undici';
+// Not public API: the benchmark builds the very bytes the engine sends, so BullMQ does the same work.
+import { buildEnvelope, serializeEnvelope } from '../../packages/core/src/delivery/envelope';
 import { AGENCY, type BenchSetup, jobCancelled, REDIS_URL, type Regime, until } from './bench-setup';
 
 /** What a plain BullMQ job carries: the delivery itself, since there is no store. */
@@ -69,7 +72,7 @@ async function startBullmq(setup: BenchSetup, name: string, concurrency: number,
     /** Starts the worker (it is created stopped). */
     run: () => void worker.run(),
     /** Adds the job of delivery `deliveryId` (also the job id). */
-    add: (index: number, deliveryId: string = newId()) =>
+    add: (index: number, deliveryId: string = makeDeliveryId()) =>
       queue.add(
         'deliver',
         { deliveryId, event: jobCancelled(index), createdAt: Date.now() },
@@ -122,7 +125,7 @@ export async function measureBullmqLatency(
   for (let index = 0; index < count; index++) {
     const wait = started + (index * 1000) / perSecond - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const deliveryId = newId();
+    const deliveryId = makeDeliveryId();
     addedAt.set(deliveryId, performance.now());
     await bull.add(index, deliveryId);
   }

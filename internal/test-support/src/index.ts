@@ -13,3 +13,5 @@ export { startTestReceiver } from './receiver';
 export type { ReceiverStats } from './receiver-messages';
 export type { ReceiverProcess, ReceiverProcessOptions } from './receiver-process';
 export { spawnReceiverProcess } from './receiver-process';
+export type { ServiceHarness, ServiceHarnessOptions } from './service-harness';
+export { FAST_RETRY, jobCancelled, startServiceHarness } from './service-harness';

@@ -1,9 +1,8 @@
-import { hostResolver } from '@svc/test-support';
+import { hostResolver, jobCancelled, type ServiceHarness, startServiceHarness } from '@svc/test-support';
 import { verifyWebhook } from '@svc/webhooks-verify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type DeliveryHarness, jobCancelled, startDeliveryHarness } from './delivery-harness';
 
-let harness: DeliveryHarness;
+let harness: ServiceHarness;
 
 afterEach(async () => {
   await harness?.close();
@@ -11,7 +10,7 @@ afterEach(async () => {
 
 describe('delivery through a real HTTPS receiver', () => {
   it('delivers a signed envelope that verifies with the agency secret, headers included', async () => {
-    harness = await startDeliveryHarness();
+    harness = await startServiceHarness();
     const secret = await harness.configure('agency-a');
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
     const delivery = await harness.waitForStatus('agency-a', emitted!.deliveryId, 'success');
@@ -46,7 +45,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('retries after a 500 and succeeds on the second attempt with the same webhookId', async () => {
-    harness = await startDeliveryHarness();
+    harness = await startServiceHarness();
     await harness.configure('agency-a');
     let calls = 0;
     harness.receiver.respond(() => (++calls === 1 ? { status: 500, body: 'boom' } : { status: 204 }));
@@ -62,7 +61,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('marks a delivery failed after five 500s, then a replay succeeds at attempt 6', async () => {
-    harness = await startDeliveryHarness();
+    harness = await startServiceHarness();
     await harness.configure('agency-a');
     harness.receiver.respond(() => ({ status: 500, body: 'down for maintenance' }));
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
@@ -87,7 +86,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('gives a replay exactly one more attempt: failing again makes it failed at attempt 6', async () => {
-    harness = await startDeliveryHarness();
+    harness = await startServiceHarness();
     await harness.configure('agency-a');
     harness.receiver.respond(() => ({ status: 503 }));
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
@@ -99,7 +98,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('refuses to replay a pending or successful delivery, and hides other agencies’ deliveries', async () => {
-    harness = await startDeliveryHarness();
+    harness = await startServiceHarness();
     await harness.configure('agency-a');
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
     await harness.waitForStatus('agency-a', emitted!.deliveryId, 'success');
@@ -115,7 +114,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('signs the next delivery with the rotated secret only', async () => {
-    harness = await startDeliveryHarness();
+    harness = await startServiceHarness();
     const oldSecret = await harness.configure('agency-a');
     const { signingSecret: newSecret } = await harness.webhooks.rotateSecret('agency-a');
     expect(newSecret).toMatch(/^[0-9a-f]{64}$/);
@@ -132,7 +131,9 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('counts a hanging receiver as a timed-out attempt', async () => {
-    harness = await startDeliveryHarness({ retry: { maxAttempts: 1 }, transport: { timeoutMs: 300 } });
+    harness = await startServiceHarness({
+      service: { retry: { maxAttempts: 1 }, transport: { timeoutMs: 300 } },
+    });
     await harness.configure('agency-a');
     harness.receiver.respond(() => ({ hangMs: 5000 }));
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
@@ -142,7 +143,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('never follows a redirect: it is a failed attempt naming the location', async () => {
-    harness = await startDeliveryHarness({ retry: { maxAttempts: 1 } });
+    harness = await startServiceHarness({ service: { retry: { maxAttempts: 1 } } });
     await harness.configure('agency-a');
     harness.receiver.respond((request) =>
       request.path === '/hooks' ? { redirectTo: harness.receiver.urlFor('/elsewhere') } : { status: 200 },
@@ -156,7 +157,7 @@ describe('delivery through a real HTTPS receiver', () => {
 
   it('refuses to send when the hostname resolves to a private address at send time', async () => {
     const resolve = hostResolver({ 'rebind.test': (call) => (call === 1 ? '93.184.216.34' : '127.0.0.1') });
-    harness = await startDeliveryHarness({ urlPolicy: { resolve }, retry: { maxAttempts: 1 } });
+    harness = await startServiceHarness({ service: { urlPolicy: { resolve }, retry: { maxAttempts: 1 } } });
     await harness.webhooks.putConfig('agency-a', {
       webhookUrl: `https://rebind.test:${harness.receiver.port}/hooks`,
       enabled: true,
@@ -170,7 +171,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('fails a queued delivery without a request when its configuration was disabled', async () => {
-    harness = await startDeliveryHarness({}, { pollIntervalMs: 20 });
+    harness = await startServiceHarness({ worker: { pollIntervalMs: 20 } });
     await harness.worker.stop();
     await harness.configure('agency-a');
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
@@ -187,7 +188,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('fails a queued delivery without a request when its configuration was deleted', async () => {
-    harness = await startDeliveryHarness();
+    harness = await startServiceHarness();
     await harness.worker.stop();
     await harness.configure('agency-a');
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
@@ -200,10 +201,10 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('keeps other agencies flowing while one receiver hangs', async () => {
-    harness = await startDeliveryHarness(
-      { retry: { maxAttempts: 1 } },
-      { concurrency: 16, perAgencyConcurrency: 2 },
-    );
+    harness = await startServiceHarness({
+      service: { retry: { maxAttempts: 1 } },
+      worker: { concurrency: 16, perAgencyConcurrency: 2 },
+    });
     await harness.configure('slow', ['job_cancelled'], '/slow');
     await harness.configure('fast', ['job_cancelled'], '/fast');
     harness.receiver.respond((request) => (request.path === '/slow' ? { hangMs: 1500 } : { status: 200 }));
@@ -218,12 +219,15 @@ describe('delivery through a real HTTPS receiver', () => {
 
   it('calls the observability hooks with the saved record', async () => {
     const seen: string[] = [];
-    harness = await startDeliveryHarness({
-      retry: { maxAttempts: 2, schedule: [10], jitterRatio: 0 },
-      hooks: {
-        onAttempt: ({ delivery, outcome }) => seen.push(`attempt ${delivery.attempt} ${outcome.statusCode}`),
-        onDelivered: (delivery) => seen.push(`delivered ${delivery.attempt}`),
-        onFailed: (delivery) => seen.push(`failed ${delivery.attempt}`),
+    harness = await startServiceHarness({
+      service: {
+        retry: { maxAttempts: 2, schedule: [10], jitterRatio: 0 },
+        hooks: {
+          onAttempt: ({ delivery, outcome }) =>
+            seen.push(`attempt ${delivery.attempt} ${outcome.statusCode}`),
+          onDelivered: (delivery) => seen.push(`delivered ${delivery.attempt}`),
+          onFailed: (delivery) => seen.push(`failed ${delivery.attempt}`),
+        },
       },
     });
     await harness.configure('agency-a');
@@ -235,7 +239,7 @@ describe('delivery through a real HTTPS receiver', () => {
   });
 
   it('finishes in-flight attempts on stop() and claims nothing after it', async () => {
-    harness = await startDeliveryHarness();
+    harness = await startServiceHarness();
     await harness.configure('agency-a');
     harness.receiver.respond(() => ({ hangMs: 200 }));
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));

@@ -1,6 +1,6 @@
+import { jobCancelled, type ServiceHarness, startServiceHarness } from '@svc/test-support';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryQueue, type DeliveryQueue, type WebhookLogger } from '../src/index';
-import { type DeliveryHarness, jobCancelled, startDeliveryHarness } from './delivery-harness';
 
 interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -57,7 +57,7 @@ function queueFailingFirstClaim(): DeliveryQueue {
 const BODY_MARKER = 'receiver-private-body-7f3a';
 const REASON_MARKER = 'metadata-reason-91c2';
 
-let harness: DeliveryHarness | undefined;
+let harness: ServiceHarness | undefined;
 
 afterEach(async () => {
   await harness?.close();
@@ -68,10 +68,12 @@ afterEach(async () => {
 describe('logger option', () => {
   it('logs attempts at debug, a failed delivery at warn and a worker error at error, never a secret or a body', async () => {
     const lines: LogLine[] = [];
-    harness = await startDeliveryHarness({
-      logger: createCapturingLogger(lines),
-      queue: queueFailingFirstClaim(),
-      retry: { maxAttempts: 2, schedule: [10], jitterRatio: 0 },
+    harness = await startServiceHarness({
+      queue: queueFailingFirstClaim,
+      service: {
+        logger: createCapturingLogger(lines),
+        retry: { maxAttempts: 2, schedule: [10], jitterRatio: 0 },
+      },
     });
     const secret = await harness.configure('agency-log');
     harness.receiver.respond(() => ({ status: 500, body: BODY_MARKER }));
@@ -121,7 +123,7 @@ describe('logger option', () => {
       warn: () => {},
       error: () => {},
     };
-    harness = await startDeliveryHarness({ logger: broken });
+    harness = await startServiceHarness({ service: { logger: broken } });
     await harness.configure('agency-a');
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
     await expect(harness.waitForStatus('agency-a', emitted!.deliveryId, 'success')).resolves.toMatchObject({
@@ -133,7 +135,7 @@ describe('logger option', () => {
     const consoleCalls = (['log', 'info', 'warn', 'error', 'debug'] as const).map((method) =>
       vi.spyOn(console, method),
     );
-    harness = await startDeliveryHarness({ retry: { maxAttempts: 1 } });
+    harness = await startServiceHarness({ service: { retry: { maxAttempts: 1 } } });
     await harness.configure('agency-quiet');
     harness.receiver.respond(() => ({ status: 500 }));
     const emitted = await harness.webhooks.emit(jobCancelled('agency-quiet'));

@@ -12,10 +12,10 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { jobCancelled, type ServiceHarness, startServiceHarness } from '@svc/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { combineHooks } from '../src/index';
 import { createOpenTelemetryHooks, OTEL_NAMES, observeWorker } from '../src/otel';
-import { type DeliveryHarness, jobCancelled, startDeliveryHarness } from './delivery-harness';
 
 /** A reader that collects only when asked: the test decides when to look. */
 class OnDemandMetricReader extends MetricReader {
@@ -33,7 +33,7 @@ function findMetric(resourceMetrics: ResourceMetrics, name: string) {
 
 const toMs = ([seconds, nanos]: HrTime) => seconds * 1000 + nanos / 1e6;
 
-let harness: DeliveryHarness | undefined;
+let harness: ServiceHarness | undefined;
 
 afterEach(async () => {
   await harness?.close();
@@ -52,7 +52,7 @@ describe('createOpenTelemetryHooks through a real HTTPS delivery', () => {
       meter,
       countPending: () => 3,
     });
-    harness = await startDeliveryHarness({ hooks: combineHooks(hooks) });
+    harness = await startServiceHarness({ service: { hooks: combineHooks(hooks) } });
     const stopObserving = observeWorker(harness.worker, { meter, attributes: { 'webhook.worker': 'w1' } });
     await harness.configure('agency-otel');
     let calls = 0;
@@ -110,12 +110,14 @@ describe('createOpenTelemetryHooks through a real HTTPS delivery', () => {
     const meterProvider = new MeterProvider({ readers: [reader] });
     const exporter = new InMemorySpanExporter();
     const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    harness = await startDeliveryHarness({
-      retry: { maxAttempts: 2, schedule: [10], jitterRatio: 0 },
-      hooks: createOpenTelemetryHooks({
-        tracer: tracerProvider.getTracer('test'),
-        meter: meterProvider.getMeter('test'),
-      }),
+    harness = await startServiceHarness({
+      service: {
+        retry: { maxAttempts: 2, schedule: [10], jitterRatio: 0 },
+        hooks: createOpenTelemetryHooks({
+          tracer: tracerProvider.getTracer('test'),
+          meter: meterProvider.getMeter('test'),
+        }),
+      },
     });
     await harness.configure('agency-down');
     harness.receiver.respond(() => ({ status: 500 }));

@@ -1,4 +1,4 @@
-import { hostResolver, startTestReceiver, type TestReceiver } from '@svc/test-support';
+import { hostResolver, jobCancelled, startTestReceiver, type TestReceiver } from '@svc/test-support';
 import { verifyWebhook } from '@svc/webhooks-verify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -10,7 +10,6 @@ import {
   defineEvent,
   type WebhookService,
 } from '../src/index';
-import { jobCancelled } from './delivery-harness';
 
 const PUBLIC_HOST = 'hooks.example.test';
 const resolve = hostResolver({ [PUBLIC_HOST]: '93.184.216.34', 'internal.example.test': '10.0.0.7' });

@@ -1,9 +1,9 @@
+import { jobCancelled, type ServiceHarness, startServiceHarness } from '@svc/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryQueue } from '../src/adapters/queue';
 import { createMemoryQueue } from '../src/memory/memory-queue';
-import { type DeliveryHarness, jobCancelled, startDeliveryHarness } from './delivery-harness';
 
-let harness: DeliveryHarness;
+let harness: ServiceHarness;
 /** Requests the receiver holds, each waiting for its answer. */
 let held: Array<{ deliveryId: string; answer: () => void }> = [];
 
@@ -38,7 +38,10 @@ function recordingQueue(inProcess: boolean): { queue: DeliveryQueue; claimLimits
 async function fillSlots(inProcess: boolean) {
   const { queue, claimLimits } = recordingQueue(inProcess);
   held = [];
-  harness = await startDeliveryHarness({ queue }, { concurrency: 16, perAgencyConcurrency: 16 });
+  harness = await startServiceHarness({
+    queue: () => queue,
+    worker: { concurrency: 16, perAgencyConcurrency: 16 },
+  });
   await harness.configure('agency-a');
   harness.receiver.respond(
     (request) =>

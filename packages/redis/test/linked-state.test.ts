@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ClaimSnapshots } from '../src/claim-snapshots';
-import { QueueHandOff } from '../src/queue-hand-off';
-import { RecentClaim } from '../src/recent-claim';
+import { ClaimSnapshots } from '../src/linked/claim-snapshots';
+import { QueueHandOff } from '../src/linked/queue-hand-off';
+import { RecentClaim } from '../src/queue/recent-claim';
 
 describe('QueueHandOff: what the linked store already did to an entry', () => {
   it.each([

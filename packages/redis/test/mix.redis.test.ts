@@ -1,3 +1,4 @@
+import { jobCancelled, type ServiceHarness, startServiceHarness } from '@svc/test-support';
 import { createMemoryStore, type WebhookStore } from '@svc/webhooks-core';
 import { createPgStore, migrate } from '@svc/webhooks-pg';
 import type { Redis } from 'ioredis';
@@ -5,7 +6,6 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRedisQueue, createRedisStore, type RedisDeliveryQueue } from '../src/index';
 import { connectTestRedis, describeRedis, redisReachable, removeKeys, uniquePrefix } from './redis-test-env';
-import { jobCancelled, type ServiceHarness, startServiceHarness } from './service-harness';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -60,8 +60,8 @@ const combinations: Combination[] = [
     open: async () => {
       pool ??= new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
       const schema = `whk_redis_mix_${Math.random().toString(16).slice(2, 10)}`;
-      await migrate(pool, { schema });
-      const store = createPgStore(pool, { schema });
+      await migrate({ pool, schema });
+      const store = createPgStore({ pool, schema });
       return {
         store,
         cleanup: async () => void (await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)),
@@ -91,7 +91,11 @@ describeRedis('the Redis queue with each store', () => {
         prefix = uniquePrefix('mix');
         queue = createRedisQueue({ redis, prefix });
         opened = await combination.open(redis, prefix);
-        harness = await startServiceHarness({ store: opened.store, queue });
+        harness = await startServiceHarness({
+          store: () => opened.store,
+          queue: () => queue,
+          worker: { pollIntervalMs: 50, recoverySweep: false },
+        });
       });
       afterEach(async () => {
         await harness.close();

@@ -1,4 +1,4 @@
-import { startTestReceiver, type TestReceiver } from '@svc/test-support';
+import { jobCancelled, startTestReceiver, type TestReceiver } from '@svc/test-support';
 import { createWebhookService, type WebhookService } from '@svc/webhooks-core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,8 +9,6 @@ import {
   type RedisWebhookStore,
 } from '../src/index';
 import { describeRedis } from './redis-test-env';
-
-import { jobCancelled } from './service-harness';
 import { redisServerAvailable, startThrowawayRedis, type ThrowawayRedis } from './throwaway-redis';
 import { spawnWorkerProcess, type WorkerProcess } from './worker-processes';
 

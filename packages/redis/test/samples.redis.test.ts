@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { jobCancelled } from '@svc/test-support';
 import type { WebhookService, WebhookStore } from '@svc/webhooks-core';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestRedis, describeRedis, redisReachable, removeKeys, uniquePrefix } from './redis-test-env';
-import { jobCancelled } from './service-harness';
 
 const PACKAGE_DIR = fileURLToPath(new URL('../', import.meta.url));
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -1,4 +1,4 @@
-import type { DeliveryRecord, DeliveryUpdate } from '@svc/webhooks-core';
+import { type DeliveryRecord, type DeliveryUpdate, InvalidOptionError } from '@svc/webhooks-core';
 import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -183,11 +183,24 @@ describeRedis('Redis store: backend-specific behaviour', () => {
   it('refuses a client with ioredis keyPrefix (scripts derive key names it would not prefix)', () => {
     const prefixed = new Redis(REDIS_URL, { keyPrefix: 'app:', lazyConnect: true });
     expect(() => createRedisStore({ redis: prefixed })).toThrow(/keyPrefix/);
+    expect(() => createRedisStore({ redis: prefixed })).toThrow(
+      expect.objectContaining({ code: 'invalid_option', option: 'redis' }),
+    );
     expect(() => createRedisStore({ redis: { keyPrefix: 'app:' } })).toThrow(/keyPrefix/);
+    expect(() => createRedisStore({ redis: { keyPrefix: 'app:' } })).toThrow(
+      expect.objectContaining({ code: 'invalid_option', option: 'redis.keyPrefix' }),
+    );
     prefixed.disconnect();
   });
 
   it('refuses a non-positive finishedTtlMs', () => {
-    expect(() => createRedisStore({ redis, prefix, finishedTtlMs: 0 })).toThrow(RangeError);
+    expect(() => createRedisStore({ redis, prefix, finishedTtlMs: 0 })).toThrow(InvalidOptionError);
+    expect(() => createRedisStore({ redis, prefix, finishedTtlMs: 0 })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_option',
+        option: 'finishedTtlMs',
+        message: expect.stringMatching(/^@svc\/webhooks-redis: /),
+      }),
+    );
   });
 });

@@ -1,8 +1,8 @@
+import { createRecoverySweep } from '@svc/webhooks-core';
 import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import {
-  createRecoverySweep,
   createRedisQueue,
   createRedisStore,
   type RedisDeliveryQueue,
@@ -14,7 +14,7 @@ const T0 = 1_700_000_000_000;
 const GRACE = 60_000;
 const LEASE = 30_000;
 
-describeRedis('createRecoverySweep: re-enqueues pending deliveries whose queue entry was lost', () => {
+describeRedis('createRecoverySweep (core) on the Redis queue: re-enqueues entries lost', () => {
   let redis: Redis;
   let prefix: string;
   let store: RedisWebhookStore;

@@ -1,10 +1,9 @@
-import { startTestReceiver, type TestReceiver } from '@svc/test-support';
+import { jobCancelled, startTestReceiver, type TestReceiver } from '@svc/test-support';
 import { createWebhookService, type WebhookService } from '@svc/webhooks-core';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRedisWebhooks, type RedisDeliveryQueue, type RedisWebhookStore } from '../src/index';
 import { connectTestRedis, describeRedis, REDIS_URL, removeKeys, uniquePrefix } from './redis-test-env';
-import { jobCancelled } from './service-harness';
 import { spawnWorkerProcess, type WorkerProcess } from './worker-processes';
 
 const DELIVERIES = 5_000;

@@ -1,15 +1,15 @@
-import { createWebhookService, createWorker } from '@svc/webhooks-core';
+import { createRecoverySweep, createWebhookService, createWorker } from '@svc/webhooks-core';
 import { createPgStore, migrate } from '@svc/webhooks-pg';
-import { createRecoverySweep, createRedisQueue } from '@svc/webhooks-redis';
+import { createRedisQueue } from '@svc/webhooks-redis';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
 const schema = process.env.WEBHOOKS_SCHEMA ?? 'webhooks';
-await migrate(pool, { schema });
+await migrate({ pool, schema });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
-const store = createPgStore(pool, { schema });
+const store = createPgStore({ pool, schema });
 const queue = createRedisQueue({ redis, prefix: process.env.WEBHOOKS_PREFIX ?? 'myapp:' });
 export const webhooks = createWebhookService({ store, queue });
 

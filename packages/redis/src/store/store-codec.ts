@@ -1,5 +1,5 @@
 import type { DeliveryRecord, DeliveryUpdate, WebhookConfigRecord } from '@svc/webhooks-core';
-import { unexpectedReply } from './redis-errors';
+import { unexpectedReply } from '../errors';
 
 /** A configuration's hash fields as the upsert script writes them. */
 export function configFields(config: {

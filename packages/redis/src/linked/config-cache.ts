@@ -1,5 +1,5 @@
 import type { WebhookConfigRecord } from '@svc/webhooks-core';
-import { setNewest } from './bounded-map';
+import { setNewest } from '@svc/webhooks-core/adapter-kit';
 
 /** What a read must show to be cached: the cache's state when the read began. */
 export interface ConfigTicket {

@@ -1,4 +1,4 @@
-import { LuaScript } from './lua-script';
+import { LuaScript } from '../connection/lua-script';
 import { QUEUE_LUA, queueTableLua } from './queue-lua';
 
 /**

@@ -1,4 +1,4 @@
-import { setNewest } from './bounded-map';
+import { setNewest } from '@svc/webhooks-core/adapter-kit';
 
 /** Raw record fields (`r`, `u`) of a delivery, read in the claim's script. */
 export interface RecordSnapshot {
@@ -16,7 +16,7 @@ const FRESH_MS = 1_000;
 const CAPACITY = 10_000;
 
 /**
- * What a linked claim read along with its entries (see queue-scripts.ts): each
+ * What a linked claim read along with its entries (see queue/queue-scripts.ts): each
  * claimed delivery's record and each agency's configuration. The worker's next
  * `getDelivery` and `getConfig` take them from here instead of two more round
  * trips. Each snapshot serves one read (a configuration, one read per claimed

@@ -1,9 +1,9 @@
 /**
  * Lua helpers shared by the queue's scripts and by the store's linked scripts
- * (see redis-webhooks.ts), which change a delivery and its queue entry in one
+ * (see linked/redis-webhooks.ts), which change a delivery and its queue entry in one
  * atomic step.
  *
- * Queue layout (see key-space.ts): per agency a ZSET `due:<agencyId>` of queued
+ * Queue layout (see key-names.ts): per agency a ZSET `due:<agencyId>` of queued
  * deliveryId → runAt; `ready`, a ZSET agencyId → its earliest runAt, so a claim
  * walks agencies in due order and skips an excluded agency in one step however
  * long its backlog; `leases`, a ZSET deliveryId → leaseUntil; `claims`, a HASH

@@ -1,17 +1,28 @@
-import {
-  type Claim,
-  type ClaimOptions,
-  type DeliveryQueue,
-  type QueueCapabilities,
-  type QueueEntry,
-  type TransactionOptions,
-  WebhookError,
+import { randomBytes } from 'node:crypto';
+import type {
+  Claim,
+  ClaimOptions,
+  DeliveryQueue,
+  QueueCapabilities,
+  QueueEntry,
+  TransactionOptions,
 } from '@svc/webhooks-core';
-import { abortableSleep, withinTime } from './abortable-sleep';
-import { ChannelSubscription } from './channel-subscription';
-import { nextClaimToken } from './claim-token';
-import { quitClient, type RedisConnection, type ResolvedConnection, resolveConnection } from './connection';
-import { DEFAULT_KEY_PREFIX, type QueueKeyNames, queueKeyNames, queueScriptKeys } from './key-space';
+import { sleep, withinDeadline } from '@svc/webhooks-core/adapter-kit';
+import { ChannelSubscription, subscriberName } from '../connection/channel-subscription';
+import {
+  quitClient,
+  type RedisConnection,
+  type ResolvedConnection,
+  resolveConnection,
+} from '../connection/connection';
+import { invalidClaim, rejectTransaction, unexpectedReply } from '../errors';
+import {
+  buildQueueKeyNames,
+  DEFAULT_KEY_PREFIX,
+  queueScriptKeys,
+  type RedisQueueKeyNames,
+} from '../key-names';
+import type { RedisLink } from '../linked/redis-link';
 import {
   ackScript,
   anyDueScript,
@@ -24,8 +35,6 @@ import {
   rescheduleScript,
 } from './queue-scripts';
 import { RecentClaim } from './recent-claim';
-import { rejectTransaction, unexpectedReply } from './redis-errors';
-import { type RedisLink, subscriberName } from './redis-link';
 import { WakeupListener } from './wakeup-listener';
 
 /** Options of {@link createRedisQueue}. */
@@ -75,10 +84,13 @@ export interface RedisQueueCounts {
   claimed: number;
 }
 
-/** The Redis {@link DeliveryQueue}, with the extras the recovery sweep and operators use. */
+/**
+ * The Redis {@link DeliveryQueue}, with the extras the recovery sweep
+ * (`createRecoverySweep` of `@svc/webhooks-core`) and operators use.
+ */
 export interface RedisDeliveryQueue extends DeliveryQueue {
   /** Key names in use (for operators and tests). */
-  readonly keys: QueueKeyNames;
+  readonly keys: RedisQueueKeyNames;
   /**
    * Adds each entry only when its delivery has no entry at all (queued or
    * claimed), so a live claim is never dropped. Returns how many were added.
@@ -86,6 +98,10 @@ export interface RedisDeliveryQueue extends DeliveryQueue {
   enqueueMissing(entries: readonly QueueEntry[]): Promise<number>;
   /** How many entries are queued and claimed. */
   counts(): Promise<RedisQueueCounts>;
+  /**
+   * Ends waits, closes the subscriber connection, and quits the client when the
+   * queue opened it (never an injected one). Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -99,21 +115,21 @@ export interface RedisDeliveryQueue extends DeliveryQueue {
  * const webhooks = createWebhookService({ store, queue });
  */
 export function createRedisQueue(options: RedisQueueOptions = {}): RedisDeliveryQueue {
-  return buildRedisQueue(resolveConnection(options.redis), options);
+  return createRedisQueueOn(resolveConnection(options.redis), options);
 }
 
 /**
- * The queue over an already resolved connection. Linked to a store (see
- * redis-webhooks.ts), it skips the calls the store's scripts already made, and
+ * The queue on an already resolved connection. Linked to a store (see
+ * linked/redis-webhooks.ts), it skips the calls the store's scripts already made, and
  * its claims also read the claimed records and configurations for the store.
  */
-export function buildRedisQueue(
+export function createRedisQueueOn(
   { client, owned }: ResolvedConnection,
   options: Omit<RedisQueueOptions, 'redis'>,
   link?: RedisLink,
 ): RedisDeliveryQueue {
   const handOff = link?.handOff;
-  const keys = queueKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
+  const keys = buildQueueKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
   const clock = options.clock ?? Date.now;
   const recoverBatch = options.recoverBatch ?? 1000;
   /** Every script's keys, and the first two arguments each takes. */
@@ -244,10 +260,12 @@ export function buildRedisQueue(
       if (closed || signal?.aborted) return;
       listener?.prepare();
       const started = performance.now();
-      const dueIn = await withinTime(untilNextDue(), timeoutMs, signal);
-      const remaining = Math.min(dueIn ?? 0, timeoutMs - (performance.now() - started));
+      // untilNextDue never rejects; a lookup stuck in ioredis' offline queue counts as "due now".
+      const lookup = await withinDeadline(untilNextDue(), timeoutMs, signal);
+      const dueIn = lookup.kind === 'done' ? lookup.value : 0;
+      const remaining = Math.min(dueIn, timeoutMs - (performance.now() - started));
       if (remaining <= 0 || closed || signal?.aborted) return;
-      if (!listener) return abortableSleep(remaining, signal);
+      if (!listener) return sleep(remaining, signal);
       await listener.wait(remaining, signal);
       // The caller now knows of every message so far; waiting again without claiming waits for a new one.
       listener.answered(listener.seq);
@@ -268,13 +286,26 @@ export function buildRedisQueue(
   };
 }
 
+/**
+ * Claim ids must be unique across every process sharing a queue. A random
+ * 96-bit token per process plus a counter gives that without asking the OS
+ * for randomness on every claim (a system call that costs tens of µs on some
+ * virtual machines, once per claim on the hot path).
+ */
+const PROCESS_TOKEN = randomBytes(12).toString('base64url');
+let claimCounter = 0;
+
+/** A token no other claim, in this process or another, has used; the script appends `.n` per entry. */
+function nextClaimToken(): string {
+  claimCounter += 1;
+  return `${PROCESS_TOKEN}${claimCounter.toString(36)}`;
+}
+
 /** Refuses a claim that would hand out leases already expired, or claim nothing by accident. */
 function assertClaimOptions({ limit, leaseMs }: ClaimOptions): void {
-  if (!(leaseMs > 0)) {
-    throw new WebhookError('validation_failed', `leaseMs must be a positive number of ms; got ${leaseMs}.`);
-  }
+  if (!(leaseMs > 0)) throw invalidClaim(`leaseMs must be a positive number of ms; got ${leaseMs}.`);
   if (!Number.isInteger(limit) || limit < 1) {
-    throw new WebhookError('validation_failed', `limit must be a positive integer; got ${limit}.`);
+    throw invalidClaim(`limit must be a positive integer; got ${limit}.`);
   }
 }
 

@@ -1,8 +1,8 @@
 import type { UpsertConfigInput, WebhookConfigRecord, WebhookStore } from '@svc/webhooks-core';
-import type { RedisClient } from './connection';
-import { configKey, type StoreKeyNames } from './key-space';
-import { unexpectedReply } from './redis-errors';
-import type { RedisLink } from './redis-link';
+import type { RedisClient } from '../connection/connection';
+import { unexpectedReply } from '../errors';
+import { configKey, type RedisStoreKeyNames } from '../key-names';
+import type { RedisLink } from '../linked/redis-link';
 import { configFields, decodeConfig } from './store-codec';
 import { deleteConfigScript, setSecretScript, upsertConfigScript } from './store-scripts';
 
@@ -15,11 +15,11 @@ type ConfigOperations = Pick<
  * The store's configuration operations. Every write publishes the agency id on
  * the store's configuration channel (in its script), whoever makes it, so that
  * linked stores in every process drop their cached copy. A linked store reads
- * through its claim snapshots first, then its cache (see config-cache.ts).
+ * through its claim snapshots first, then its cache (see linked/config-cache.ts).
  */
-export function configOperations(
+export function createConfigOperations(
   client: RedisClient,
-  keys: StoreKeyNames,
+  keys: RedisStoreKeyNames,
   link?: RedisLink,
 ): ConfigOperations {
   const keyOf = (agencyId: string): string => configKey(keys.base, agencyId);

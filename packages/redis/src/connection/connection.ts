@@ -1,4 +1,5 @@
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
+import { invalidOption } from '../errors';
 
 /** A connected ioredis client: a single node or a cluster. */
 export type RedisClient = Redis | Cluster;
@@ -37,6 +38,11 @@ export function isRedisClient(value: unknown): value is RedisClient {
   );
 }
 
+/** True for a Redis Cluster client (checked by shape, like {@link isRedisClient}). */
+export function isCluster(client: RedisClient): client is Cluster {
+  return 'nodes' in client && typeof client.nodes === 'function';
+}
+
 /**
  * Refuses a client with ioredis' `keyPrefix`: ioredis adds it to the keys a
  * script declares but cannot see the per-agency keys the scripts derive, so the
@@ -46,9 +52,10 @@ export function isRedisClient(value: unknown): value is RedisClient {
 function assertNoKeyPrefix(client: RedisClient): void {
   const options = client.options as { keyPrefix?: string; redisOptions?: { keyPrefix?: string } };
   if (options.keyPrefix || options.redisOptions?.keyPrefix) {
-    throw new RangeError(
-      'The Redis client has a keyPrefix, which the adapters cannot use (their scripts derive key names). ' +
-        'Pass a client without keyPrefix and set the adapter option `prefix` instead.',
+    throw invalidOption(
+      'redis',
+      'The Redis client has an ioredis `keyPrefix`, which the adapters cannot use (their scripts derive key names). ' +
+        'Pass a client without `keyPrefix` and set the adapter option `prefix` instead.',
     );
   }
 }
@@ -60,7 +67,11 @@ export function resolveConnection(connection: RedisConnection | undefined): Reso
     return { client: connection, owned: false };
   }
   if (typeof connection === 'object' && 'keyPrefix' in connection && connection.keyPrefix) {
-    throw new RangeError('ioredis `keyPrefix` is not supported: use the adapter option `prefix` instead.');
+    throw invalidOption(
+      'redis.keyPrefix',
+      'ioredis `keyPrefix` is not supported (the scripts derive key names it would not prefix). ' +
+        'Remove it and set the adapter option `prefix` instead.',
+    );
   }
   if (connection === undefined) return { client: new Redis(DEFAULT_REDIS_URL), owned: true };
   if (typeof connection === 'string') return { client: new Redis(connection), owned: true };

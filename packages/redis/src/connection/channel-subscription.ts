@@ -1,5 +1,4 @@
-import type { Cluster } from 'ioredis';
-import type { RedisClient } from './connection';
+import { isCluster, type RedisClient } from './connection';
 
 /**
  * One subscriber connection (a `duplicate()` of the command client: a
@@ -88,6 +87,7 @@ export class ChannelSubscription {
   }
 }
 
-function isCluster(client: RedisClient): client is Cluster {
-  return 'nodes' in client && typeof client.nodes === 'function';
+/** CLIENT SETNAME of a subscriber: the key prefix (names cannot hold spaces) and a role. */
+export function subscriberName(base: string): string {
+  return `${base.replace(/[^\w:{}.-]/g, '_')}subscriber`;
 }

@@ -7,20 +7,25 @@ import type {
   TransactionOptions,
   WebhookStore,
 } from '@svc/webhooks-core';
-import { configOperations } from './config-operations';
-import { quitClient, type RedisConnection, type ResolvedConnection, resolveConnection } from './connection';
 import {
+  quitClient,
+  type RedisConnection,
+  type ResolvedConnection,
+  resolveConnection,
+} from '../connection/connection';
+import { invalidOption, rejectTransaction, unexpectedReply } from '../errors';
+import {
+  buildStoreKeyNames,
   DEFAULT_KEY_PREFIX,
   deliveryKey,
   eventIndexKey,
   listIndexKey,
   queueScriptKeys,
-  type StoreKeyNames,
-  storeKeyNames,
-} from './key-space';
-import type { QueueHandOff } from './queue-hand-off';
-import { rejectTransaction, unexpectedReply } from './redis-errors';
-import type { RedisLink } from './redis-link';
+  type RedisStoreKeyNames,
+} from '../key-names';
+import type { QueueHandOff } from '../linked/queue-hand-off';
+import type { RedisLink } from '../linked/redis-link';
+import { createConfigOperations } from './config-operations';
 import { applyUpdate, decodeDelivery, decodeDeliveryPairs, ownUpdate } from './store-codec';
 import {
   insertDeliveryLinkedScript,
@@ -69,8 +74,15 @@ export interface RedisStoreOptions {
 /** The Redis {@link WebhookStore}. */
 export interface RedisWebhookStore extends WebhookStore {
   /** Key names in use (for operators and tests). */
-  readonly keys: StoreKeyNames;
+  readonly keys: RedisStoreKeyNames;
+  /**
+   * Deletes up to `limit` finished (`success` or `failed`) deliveries created
+   * before `olderThan` (epoch ms), with their index entries and event ids; never
+   * a pending one. Resolves with how many were deleted. Call it from a periodic
+   * job, or set `finishedTtlMs` instead.
+   */
   purgeDeliveries(options: { olderThan: number; limit: number }): Promise<number>;
+  /** Quits the client when the store opened it (never an injected one). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -85,23 +97,28 @@ export interface RedisWebhookStore extends WebhookStore {
  * const webhooks = createWebhookService({ store: createRedisStore({ redis }), queue: createRedisQueue({ redis }) });
  */
 export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookStore {
-  return buildRedisStore(resolveConnection(options.redis), options);
+  return createRedisStoreOn(resolveConnection(options.redis), options);
 }
 
 /**
- * The store over an already resolved connection. Linked to a queue (see
- * redis-webhooks.ts), its insert and update scripts also enqueue or remove the
+ * The store on an already resolved connection. Linked to a queue (see
+ * linked/redis-webhooks.ts), its insert and update scripts also enqueue or remove the
  * delivery's queue entry, and its reads use the snapshots the queue's claims took.
  */
-export function buildRedisStore(
+export function createRedisStoreOn(
   { client, owned }: ResolvedConnection,
   options: Omit<RedisStoreOptions, 'redis'>,
   link?: RedisLink,
 ): RedisWebhookStore {
-  const keys = storeKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
+  const keys = buildStoreKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
   const retentionBatch = options.retentionBatch ?? 4;
   const ttl = options.finishedTtlMs;
-  if (ttl !== undefined && !(ttl > 0)) throw new RangeError('finishedTtlMs must be a positive number of ms.');
+  if (ttl !== undefined && !(ttl > 0)) {
+    throw invalidOption(
+      'finishedTtlMs',
+      `finishedTtlMs must be a positive number of ms; got ${ttl}. Leave it unset to keep deliveries until purgeDeliveries.`,
+    );
+  }
   const capabilities: StoreCapabilities = { transactions: false, purge: true };
   const linkKeys = link ? queueScriptKeys(link.queueKeys) : [];
   const linkArgs = link ? [link.queueKeys.base, link.queueKeys.wakeChannel] : [];
@@ -113,7 +130,7 @@ export function buildRedisStore(
     capabilities,
     keys,
 
-    ...configOperations(client, keys, link),
+    ...createConfigOperations(client, keys, link),
 
     async insertDelivery(record: DeliveryRecord, txOptions?: TransactionOptions) {
       if (txOptions?.transaction !== undefined) throw rejectTransaction('store');
@@ -217,7 +234,7 @@ function noteQueueChange(handOff: QueueHandOff, saved: DeliveryRecord): void {
 }
 
 /** Declared keys of the insert script (the same slot; listed so Redis Cluster can route it). */
-function insertKeys(keys: StoreKeyNames, record: DeliveryRecord): string[] {
+function insertKeys(keys: RedisStoreKeyNames, record: DeliveryRecord): string[] {
   return [
     deliveryKey(keys.base, record.id),
     eventIndexKey(keys.base, record.agencyId),

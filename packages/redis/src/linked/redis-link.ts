@@ -1,8 +1,8 @@
-import { ChannelSubscription } from './channel-subscription';
+import { ChannelSubscription, subscriberName } from '../connection/channel-subscription';
+import type { RedisClient } from '../connection/connection';
+import type { RedisQueueKeyNames, RedisStoreKeyNames } from '../key-names';
 import { ClaimSnapshots } from './claim-snapshots';
 import { ConfigCache } from './config-cache';
-import type { RedisClient } from './connection';
-import type { QueueKeyNames, StoreKeyNames } from './key-space';
 import { QueueHandOff } from './queue-hand-off';
 
 /**
@@ -13,8 +13,8 @@ import { QueueHandOff } from './queue-hand-off';
  * configuration cache it keeps coherent.
  */
 export interface RedisLink {
-  storeKeys: StoreKeyNames;
-  queueKeys: QueueKeyNames;
+  storeKeys: RedisStoreKeyNames;
+  queueKeys: RedisQueueKeyNames;
   handOff: QueueHandOff;
   snapshots: ClaimSnapshots;
   subscription: ChannelSubscription;
@@ -23,8 +23,8 @@ export interface RedisLink {
 
 export function createRedisLink(
   client: RedisClient,
-  storeKeys: StoreKeyNames,
-  queueKeys: QueueKeyNames,
+  storeKeys: RedisStoreKeyNames,
+  queueKeys: RedisQueueKeyNames,
 ): RedisLink {
   const subscription = new ChannelSubscription(client, subscriberName(storeKeys.base));
   const configs = new ConfigCache(() => subscription.live);
@@ -38,9 +38,4 @@ export function createRedisLink(
     subscription,
     configs,
   };
-}
-
-/** CLIENT SETNAME of a subscriber: the key prefix (names cannot hold spaces) and a role. */
-export function subscriberName(base: string): string {
-  return `${base.replace(/[^\w:{}.-]/g, '_')}subscriber`;
 }

@@ -1,11 +1,11 @@
-import { setNewest } from './bounded-map';
+import { setNewest } from '@svc/webhooks-core/adapter-kit';
 
 /** What a linked store script already did to a delivery's queue entry. */
 export type HandedOffAction = { kind: 'enqueued'; agencyId: string; runAt: number } | { kind: 'removed' };
 
 /**
  * Notes passed from a linked store to its queue in the same process (see
- * redis-webhooks.ts). When the store's script has already enqueued or removed
+ * linked/redis-webhooks.ts). When the store's script has already enqueued or removed
  * a delivery's entry atomically with the record change, the service's
  * following `enqueue`, `ack` or `reschedule` of that same entry would only
  * repeat it; the queue answers it from this note instead of a round trip.

@@ -1,4 +1,4 @@
-import type { ChannelSubscription } from './channel-subscription';
+import type { ChannelSubscription } from '../connection/channel-subscription';
 
 /**
  * Wake-ups for idle workers over Redis pub/sub: every enqueue publishes on the

@@ -1,5 +1,5 @@
-import { LuaScript } from './lua-script';
-import { QUEUE_LUA, queueTableLua } from './queue-lua';
+import { LuaScript } from '../connection/lua-script';
+import { QUEUE_LUA, queueTableLua } from '../queue/queue-lua';
 
 /**
  * Lua scripts of the Redis store: every change that touches more than one key
@@ -7,7 +7,7 @@ import { QUEUE_LUA, queueTableLua } from './queue-lua';
  * process dies halfway through a write. Every configuration change also
  * publishes the agency id, which keeps linked stores' caches coherent.
  *
- * Layout (see key-space.ts): a delivery is a HASH `d:<id>` with `r` (the record
+ * Layout (see key-names.ts): a delivery is a HASH `d:<id>` with `r` (the record
  * as inserted, JSON), `u` (the last update, JSON; absent before the first), and
  * the fields scripts compare or route on: `s` status, `a` attempt, `g` agencyId,
  * `e` eventId, `c` createdAt. Per agency: ZSETs `ix:all:<agency>` and

@@ -1,15 +1,18 @@
-import { quitClient, type RedisClient, resolveConnection } from './connection';
-import { DEFAULT_KEY_PREFIX, queueKeyNames, storeKeyNames } from './key-space';
-import { buildRedisQueue, type RedisDeliveryQueue, type RedisQueueOptions } from './queue';
+import { isCluster, quitClient, type RedisClient, resolveConnection } from '../connection/connection';
+import { invalidOption } from '../errors';
+import { buildQueueKeyNames, buildStoreKeyNames, DEFAULT_KEY_PREFIX } from '../key-names';
+import { createRedisQueueOn, type RedisDeliveryQueue, type RedisQueueOptions } from '../queue/redis-queue';
+import { createRedisStoreOn, type RedisStoreOptions, type RedisWebhookStore } from '../store/redis-store';
 import { createRedisLink } from './redis-link';
-import { buildRedisStore, type RedisStoreOptions, type RedisWebhookStore } from './store';
 
 /** Options of {@link createRedisWebhooks}: those of the store and the queue, over one connection and prefix. */
 export type RedisWebhooksOptions = RedisStoreOptions & Omit<RedisQueueOptions, 'redis'>;
 
 /** A linked Redis store and queue, ready for `createWebhookService`. */
 export interface RedisWebhooks {
+  /** The linked store: its insert also enqueues, its compare-and-set also moves the queue entry. */
   store: RedisWebhookStore;
+  /** The linked queue: its claims also read the records and configurations for the store. */
   queue: RedisDeliveryQueue;
   /** Closes both (and the connection, when it was opened from a URL or options). Idempotent. */
   close(): Promise<void>;
@@ -41,10 +44,10 @@ export function createRedisWebhooks(options: RedisWebhooksOptions = {}): RedisWe
   const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
   const { client, owned } = resolveConnection(options.redis);
   assertOneSlot(client, prefix);
-  const link = createRedisLink(client, storeKeyNames(prefix), queueKeyNames(prefix));
+  const link = createRedisLink(client, buildStoreKeyNames(prefix), buildQueueKeyNames(prefix));
   const shared = { client, owned: false };
-  const store = buildRedisStore(shared, { ...options, prefix }, link);
-  const queue = buildRedisQueue(shared, { ...options, prefix }, link);
+  const store = createRedisStoreOn(shared, { ...options, prefix }, link);
+  const queue = createRedisQueueOn(shared, { ...options, prefix }, link);
   let closed = false;
   return {
     store,
@@ -62,11 +65,11 @@ export function createRedisWebhooks(options: RedisWebhooksOptions = {}): RedisWe
 
 /** On a cluster, store and queue keys must hash to one slot for the linked scripts. */
 function assertOneSlot(client: RedisClient, prefix: string): void {
-  const isCluster = 'nodes' in client && typeof client.nodes === 'function';
-  if (isCluster && !/\{[^{}]+\}/.test(prefix)) {
-    throw new RangeError(
-      `On Redis Cluster, createRedisWebhooks needs a prefix with a hash tag, such as '{whk}:' (got '${prefix}'), ` +
-        'so that the linked store and queue keys share one slot.',
+  if (isCluster(client) && !/\{[^{}]+\}/.test(prefix)) {
+    throw invalidOption(
+      'prefix',
+      `On Redis Cluster, createRedisWebhooks needs a prefix with a hash tag (got '${prefix}'), ` +
+        "so that the linked store and queue keys share one slot. Pass one such as prefix: '{whk}:'.",
     );
   }
 }

@@ -7,11 +7,17 @@
  * fixed type marker, so no id can make one key's name collide with another's.
  */
 
-/** Default prefix of every key, so several applications can share one Redis. */
+/**
+ * Default `prefix` of every key of the Redis store and queue (`'whk:'`); pass
+ * another `prefix` so several applications can share one Redis.
+ */
 export const DEFAULT_KEY_PREFIX = 'whk:';
 
-/** Names of the queue's keys. `due` is per agency: `${base}due:${agencyId}`. */
-export interface QueueKeyNames {
+/**
+ * Names of the Redis queue's keys (see `RedisDeliveryQueue.keys`). The per-agency
+ * `due` keys are `${base}due:${agencyId}`.
+ */
+export interface RedisQueueKeyNames {
   /** Prefix of every queue key, given to scripts that derive per-agency names. */
   base: string;
   /** ZSET agencyId → runAt of the agency's earliest queued entry. */
@@ -26,8 +32,9 @@ export interface QueueKeyNames {
   wakeChannel: string;
 }
 
-/** Names of the store's keys that do not depend on an id. */
-export interface StoreKeyNames {
+/** Names of the Redis store's keys that do not depend on an id (see `RedisWebhookStore.keys`). */
+export interface RedisStoreKeyNames {
+  /** Prefix of every store key, given to scripts that derive per-agency and per-delivery names. */
   base: string;
   /** ZSET deliveryId → nextRetryAt of every pending delivery. */
   pending: string;
@@ -38,7 +45,7 @@ export interface StoreKeyNames {
 }
 
 /** The queue's key names under `prefix`. */
-export function queueKeyNames(prefix: string): QueueKeyNames {
+export function buildQueueKeyNames(prefix: string): RedisQueueKeyNames {
   const base = `${prefix}{queue}:`;
   return {
     base,
@@ -51,12 +58,12 @@ export function queueKeyNames(prefix: string): QueueKeyNames {
 }
 
 /** The four keys every queue script declares, in the order the scripts expect. */
-export function queueScriptKeys(keys: QueueKeyNames): string[] {
+export function queueScriptKeys(keys: RedisQueueKeyNames): string[] {
   return [keys.ready, keys.leases, keys.agencies, keys.claims];
 }
 
 /** The store's key names under `prefix`. */
-export function storeKeyNames(prefix: string): StoreKeyNames {
+export function buildStoreKeyNames(prefix: string): RedisStoreKeyNames {
   const base = `${prefix}{store}:`;
   return { base, pending: `${base}pending`, finished: `${base}finished`, configChannel: `${base}config` };
 }
