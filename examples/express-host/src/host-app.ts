@@ -14,7 +14,7 @@ import {
   type Authenticate,
   createWebhooksRouter,
   openApiDocument,
-  WEBHOOKS_BASE_PATH,
+  WEBHOOK_API_BASE_PATH,
 } from '@svc/webhooks-express';
 import express, { type Express } from 'express';
 import { createDemoEmitRouter } from './demo-emit';
@@ -73,7 +73,7 @@ export async function createHostApp(options: HostAppOptions = {}): Promise<HostA
   const app = express();
   app.disable('x-powered-by');
   app.use(
-    WEBHOOKS_BASE_PATH,
+    WEBHOOK_API_BASE_PATH,
     createWebhooksRouter({
       service,
       authenticate,

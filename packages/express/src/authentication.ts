@@ -1,5 +1,6 @@
+import { WebhookError } from '@svc/webhooks-core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { WebhooksApiError } from './api-error';
+import { InvalidAgentError, PACKAGE_NAME, WebhookApiError } from './errors';
 
 /** Role of an agent within its agency. Only `owner` and `admin` may manage webhooks. */
 export type AgentRole = 'owner' | 'admin' | 'agent';
@@ -59,24 +60,21 @@ export function createAuthMiddleware(authenticate: Authenticate): RequestHandler
   return async (req: Request, res: Response, next: NextFunction) => {
     const token = readAgentToken(req.headers.authorization);
     if (token === null) {
-      throw new WebhooksApiError(
+      throw new WebhookApiError(
         'unauthorized',
         'Send an agent token in the authorization header (raw or as "Bearer <token>").',
       );
     }
     const agent = await authenticate(token, req);
     if (agent === null || agent === undefined) {
-      throw new WebhooksApiError('unauthorized', 'The agent token is not valid.');
+      throw new WebhookApiError('unauthorized', 'The agent token is not valid.');
     }
     assertAgentShape(agent);
     if (agent.agencyActive !== true) {
-      throw new WebhooksApiError('agency_inactive', 'The agency of this agent is not active.');
+      throw new WebhookApiError('agency_inactive', 'The agency of this agent is not active.');
     }
     if (!MANAGING_ROLES.has(agent.role)) {
-      throw new WebhooksApiError(
-        'forbidden',
-        'Only agents with the owner or admin role may manage webhooks.',
-      );
+      throw new WebhookApiError('forbidden', 'Only agents with the owner or admin role may manage webhooks.');
     }
     res.locals[AGENT_LOCAL] = agent;
     next();
@@ -86,8 +84,14 @@ export function createAuthMiddleware(authenticate: Authenticate): RequestHandler
 /** The agent that {@link createAuthMiddleware} authenticated for this response. */
 export function agentOf(res: Response): AuthenticatedAgent {
   const agent = res.locals[AGENT_LOCAL] as AuthenticatedAgent | undefined;
-  // Reaching a handler without the middleware is a wiring bug, never a client error.
-  if (!agent) throw new Error('No authenticated agent on this request: the auth middleware did not run.');
+  // Reaching a handler without the middleware is a bug in this package, never a client error:
+  // it is answered 500 (its code is not an API code) and reported to `onError`.
+  if (!agent) {
+    throw new WebhookError(
+      'agent_missing',
+      `${PACKAGE_NAME}: no authenticated agent on this request (the auth middleware did not run). This is a bug in ${PACKAGE_NAME}; please report it.`,
+    );
+  }
   return agent;
 }
 
@@ -97,6 +101,9 @@ export function agentOf(res: Response): AuthenticatedAgent {
  */
 function assertAgentShape(agent: AuthenticatedAgent): void {
   if (typeof agent.agencyId !== 'string' || agent.agencyId === '') {
-    throw new TypeError('authenticate() returned an agent without a non-empty string agencyId.');
+    throw new InvalidAgentError(
+      'agencyId',
+      'authenticate() returned an agent without a non-empty string agencyId. Return the agent with the id of its agency, or null when the token is not valid.',
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { isApiErrorCode, statusOfCode, type WebhooksApiErrorCode } from './error-codes';
+import { isApiErrorCode, statusOfCode, type WebhookApiErrorCode } from './errors';
 
 /**
  * Body of every error answer of the management API.
@@ -8,10 +8,10 @@ import { isApiErrorCode, statusOfCode, type WebhooksApiErrorCode } from './error
  * { "error": { "code": "delivery_not_replayable", "message": "Delivery \"…\" is success; only a failed delivery can be replayed.", "details": { "deliveryId": "…", "status": "success" } } }
  * ```
  */
-export interface WebhooksErrorBody {
+export interface WebhookApiErrorBody {
   error: {
     /** Stable snake_case code; switch on this, never on `message`. */
-    code: WebhooksApiErrorCode;
+    code: WebhookApiErrorCode;
     /** Human-readable explanation, saying what to do next where possible. */
     message: string;
     /** Data the client can act on: `issues` for validation errors, `reason` for a refused URL, ids. */
@@ -22,7 +22,7 @@ export interface WebhooksErrorBody {
 /** An error translated into an HTTP answer. */
 export interface ErrorAnswer {
   status: number;
-  body: WebhooksErrorBody;
+  body: WebhookApiErrorBody;
   /** True when the error was not a deliberate refusal: it is answered as 500 and should be logged. */
   unexpected: boolean;
 }
@@ -35,6 +35,8 @@ const INTERNAL_ERROR_MESSAGE =
  * whose `code` is in the table is answered with that code, its message and its
  * details; anything else is answered as a generic 500 — the message and stack of
  * an unexpected error may hold internals (SQL, hostnames) and never leave the server.
+ * That includes the errors meant for the host's developer (`invalid_agent`,
+ * `invalid_option`): their codes are not in the table, so they reach `onError` only.
  */
 export function toErrorAnswer(error: unknown): ErrorAnswer {
   const code = deliberateCode(error);
@@ -61,7 +63,7 @@ export function toErrorAnswer(error: unknown): ErrorAnswer {
  * so that errors from a second copy of core (ESM and CJS both loaded) map alike.
  * `internal_error` is never taken from a thrown error: it is only the fallback.
  */
-function deliberateCode(error: unknown): WebhooksApiErrorCode | null {
+function deliberateCode(error: unknown): WebhookApiErrorCode | null {
   if (!(error instanceof Error)) return null;
   const code = (error as { code?: unknown }).code;
   return isApiErrorCode(code) && code !== 'internal_error' ? code : null;

@@ -6,13 +6,12 @@
  * @packageDocumentation
  * @module @svc/webhooks-express
  */
-export { WebhooksApiError } from './api-error';
 export type { AgentRole, Authenticate, AuthenticatedAgent } from './authentication';
 export { readAgentToken } from './authentication';
-export type { WebhooksApiErrorCode } from './error-codes';
-export { webhooksApiErrors } from './error-codes';
-export type { WebhooksErrorBody } from './error-response';
+export type { WebhookApiErrorBody } from './error-response';
+export type { WebhookApiErrorCode } from './errors';
+export { apiErrorCodes, InvalidAgentError, WebhookApiError } from './errors';
 export type { OpenApiDocument, OpenApiDocumentOptions } from './openapi';
-export { createOpenApiDocument, openApiDocument, WEBHOOKS_BASE_PATH } from './openapi';
+export { buildOpenApiDocument, openApiDocument, WEBHOOK_API_BASE_PATH } from './openapi';
 export type { WebhooksRouterOptions } from './router';
 export { createWebhooksRouter } from './router';

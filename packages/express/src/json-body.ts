@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { WebhooksApiError } from './api-error';
+import { WebhookApiError } from './errors';
 
 /**
  * Middleware for routes that take a JSON body: refuses other media types with
@@ -14,7 +14,7 @@ export function createJsonBodyMiddleware(limit: string | number): RequestHandler
   const parse = express.json({ limit, strict: true, type: 'application/json' });
   const requireJson: RequestHandler = (req: Request, _res: Response, next: NextFunction) => {
     if (req.is('application/json') !== 'application/json') {
-      throw new WebhooksApiError(
+      throw new WebhookApiError(
         'unsupported_media_type',
         'This endpoint takes a JSON body: send it with Content-Type: application/json.',
         { details: { contentType: req.headers['content-type'] ?? null } },
@@ -33,7 +33,7 @@ function toBodyError(error: unknown): unknown {
   const { type, limit } = error as { type?: unknown; limit?: unknown };
   switch (type) {
     case 'entity.too.large':
-      return new WebhooksApiError(
+      return new WebhookApiError(
         'payload_too_large',
         `The request body is larger than ${String(limit)} bytes.`,
         {
@@ -42,7 +42,7 @@ function toBodyError(error: unknown): unknown {
         },
       );
     case 'entity.parse.failed':
-      return new WebhooksApiError(
+      return new WebhookApiError(
         'invalid_json',
         'The request body is not valid JSON (an object is expected).',
         {
@@ -51,14 +51,14 @@ function toBodyError(error: unknown): unknown {
       );
     case 'charset.unsupported':
     case 'encoding.unsupported':
-      return new WebhooksApiError(
+      return new WebhookApiError(
         'unsupported_media_type',
         'The request body must be UTF-8 JSON, optionally gzip, deflate or br encoded.',
         { cause: error },
       );
     case 'request.aborted':
     case 'request.size.invalid':
-      return new WebhooksApiError('invalid_request', 'The request body could not be read completely.', {
+      return new WebhookApiError('invalid_request', 'The request body could not be read completely.', {
         cause: error,
       });
     default:

@@ -1,3 +1,5 @@
+import { WebhookError } from '@svc/webhooks-core';
+import { PACKAGE_NAME } from './errors';
 import type { JsonSchemaSource } from './routes';
 
 /** A JSON Schema object as the OpenAPI document holds it. */
@@ -29,7 +31,9 @@ export function convertSchema(source: JsonSchemaSource, io: 'input' | 'output'):
 /**
  * Adds `incoming` components to `target`. An id that arrives twice must mean the
  * same schema (it does for output schemas; an input and an output variant of one
- * id would differ, and the document would then be ambiguous).
+ * id would differ, and the document would then be ambiguous). Only a core whose
+ * schemas this version of the package does not know can break that, so the
+ * error says to align the versions.
  */
 export function mergeComponents(
   target: Record<string, JsonSchema>,
@@ -38,7 +42,11 @@ export function mergeComponents(
   for (const [id, schema] of Object.entries(incoming)) {
     const existing = target[id];
     if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(schema)) {
-      throw new Error(`Two different schemas share the OpenAPI component id "${id}".`);
+      throw new WebhookError(
+        'openapi_component_conflict',
+        `${PACKAGE_NAME}: two different schemas share the OpenAPI component id "${id}". Install the same version of @svc/webhooks-core and @svc/webhooks-express.`,
+        { details: { id } },
+      );
     }
     target[id] = schema;
   }

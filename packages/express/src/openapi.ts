@@ -1,11 +1,12 @@
-import { codesWithStatus, type WebhooksApiErrorCode, webhooksApiErrors } from './error-codes';
+import { InvalidOptionError } from '@svc/webhooks-core';
+import { apiErrorCodes, codesWithStatus, PACKAGE_NAME, type WebhookApiErrorCode } from './errors';
 import {
   type ConvertedSchema,
   convertSchema,
   type JsonSchema,
   mergeComponents,
 } from './json-schema-components';
-import { COMMON_ERROR_CODES, type WebhooksRoute, webhooksRoutes } from './routes';
+import { type ApiRoute, apiRoutes, COMMON_ERROR_CODES } from './routes';
 
 /** An OpenAPI 3.1 document (the parts this package writes). */
 export interface OpenApiDocument {
@@ -22,10 +23,11 @@ export interface OpenApiDocument {
   };
 }
 
-/** Options of {@link createOpenApiDocument}. */
+/** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiDocumentOptions {
   /**
-   * Where the host mounts the router.
+   * Where the host mounts the router: `''` (the root) or a path that starts with
+   * `/` and does not end with one.
    * @default '/v1/agency/webhooks'
    */
   basePath?: string;
@@ -37,9 +39,9 @@ export interface OpenApiDocumentOptions {
 }
 
 /** The mount path the spec gives the management API. */
-export const WEBHOOKS_BASE_PATH = '/v1/agency/webhooks';
+export const WEBHOOK_API_BASE_PATH = '/v1/agency/webhooks';
 
-const ERROR_SCHEMA_ID = 'WebhooksError';
+const ERROR_SCHEMA_ID = 'WebhookApiErrorBody';
 const SECURITY_SCHEME = 'agentToken';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -57,23 +59,27 @@ const STATUS_TEXT: Record<number, string> = {
 /**
  * Builds the OpenAPI 3.1 document of the management API from the same route
  * table the router mounts and the same zod schemas the service validates with.
+ * A plain object, computed without I/O; {@link openApiDocument} is the one for
+ * the default mount path.
+ *
+ * @throws {InvalidOptionError} when `basePath` is not `''` and does not start with `/`, or ends with `/`
  *
  * @example
  * ```ts
  * app.get('/openapi.json', (_req, res) => {
- *   res.json(createOpenApiDocument({ servers: [{ url: 'https://api.example.com' }] }));
+ *   res.json(buildOpenApiDocument({ servers: [{ url: 'https://api.example.com' }] }));
  * });
  * ```
  */
-export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
-  const basePath = options.basePath ?? WEBHOOKS_BASE_PATH;
+export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  const basePath = checkedBasePath(options.basePath ?? WEBHOOK_API_BASE_PATH);
   const schemas: Record<string, JsonSchema> = { [ERROR_SCHEMA_ID]: errorBodySchema() };
   const use = (converted: ConvertedSchema): JsonSchema => {
     mergeComponents(schemas, converted.components);
     return converted.schema;
   };
   const paths: OpenApiDocument['paths'] = {};
-  for (const route of webhooksRoutes) {
+  for (const route of apiRoutes) {
     const path = basePath + toOpenApiPath(route.path);
     paths[path] = { ...paths[path], [route.method]: describeOperation(route, use) };
   }
@@ -117,17 +123,24 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
  * The document for the default mount path, as `docs/openapi.json` holds it.
  * Serve it, or feed it to a client generator.
  */
-export const openApiDocument: OpenApiDocument = createOpenApiDocument();
+export const openApiDocument: OpenApiDocument = buildOpenApiDocument();
+
+/** OpenAPI paths start with `/`; a trailing one would give `//config`. */
+function checkedBasePath(basePath: string): string {
+  if (typeof basePath === 'string' && (basePath === '' || /^\/.*[^/]$/.test(basePath))) return basePath;
+  throw new InvalidOptionError(
+    PACKAGE_NAME,
+    'basePath',
+    `basePath must be '' or a path that starts with "/" and does not end with one, such as '/v1/agency/webhooks'; got ${JSON.stringify(basePath)}.`,
+  );
+}
 
 /** `/deliveries/:id` → `/deliveries/{id}`. */
 export function toOpenApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-function describeOperation(
-  route: WebhooksRoute,
-  use: (converted: ConvertedSchema) => JsonSchema,
-): JsonSchema {
+function describeOperation(route: ApiRoute, use: (converted: ConvertedSchema) => JsonSchema): JsonSchema {
   const parameters = [...pathParameters(route), ...queryParameters(route, use)];
   const responses: Record<string, JsonSchema> = {};
   for (const response of route.responses) {
@@ -157,7 +170,7 @@ function describeOperation(
   };
 }
 
-function pathParameters(route: WebhooksRoute): JsonSchema[] {
+function pathParameters(route: ApiRoute): JsonSchema[] {
   return [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map(([, name = '']) => ({
     name,
     in: 'path',
@@ -171,10 +184,7 @@ function describedAs(description: unknown): { description?: string } {
   return typeof description === 'string' ? { description } : {};
 }
 
-function queryParameters(
-  route: WebhooksRoute,
-  use: (converted: ConvertedSchema) => JsonSchema,
-): JsonSchema[] {
+function queryParameters(route: ApiRoute, use: (converted: ConvertedSchema) => JsonSchema): JsonSchema[] {
   if (!route.query) return [];
   const schema = use(convertSchema(route.query, 'input'));
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
@@ -192,9 +202,9 @@ function queryParameters(
 }
 
 /** Groups codes by their status, statuses ascending. */
-function errorCodesByStatus(codes: readonly WebhooksApiErrorCode[]): Map<number, WebhooksApiErrorCode[]> {
-  const byStatus = new Map<number, WebhooksApiErrorCode[]>();
-  const statuses = [...new Set(codes.map((code) => webhooksApiErrors[code].status))].sort((a, b) => a - b);
+function errorCodesByStatus(codes: readonly WebhookApiErrorCode[]): Map<number, WebhookApiErrorCode[]> {
+  const byStatus = new Map<number, WebhookApiErrorCode[]>();
+  const statuses = [...new Set(codes.map((code) => apiErrorCodes[code].status))].sort((a, b) => a - b);
   for (const status of statuses) {
     byStatus.set(
       status,
@@ -205,8 +215,8 @@ function errorCodesByStatus(codes: readonly WebhooksApiErrorCode[]): Map<number,
 }
 
 /** An error response whose `code` is narrowed to the codes this status can carry here. */
-function errorResponse(status: number, codes: readonly WebhooksApiErrorCode[]): JsonSchema {
-  const lines = codes.map((code) => `- \`${code}\`: ${webhooksApiErrors[code].summary}`);
+function errorResponse(status: number, codes: readonly WebhookApiErrorCode[]): JsonSchema {
+  const lines = codes.map((code) => `- \`${code}\`: ${apiErrorCodes[code].summary}`);
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}.\n\n${lines.join('\n')}`,
     content: {
@@ -235,7 +245,7 @@ function errorBodySchema(): JsonSchema {
         properties: {
           code: {
             type: 'string',
-            enum: Object.keys(webhooksApiErrors),
+            enum: Object.keys(apiErrorCodes),
             description: 'Stable snake_case code.',
           },
           message: { type: 'string', description: 'What went wrong and, where possible, what to do next.' },

@@ -1,4 +1,4 @@
-import type { WebhookService } from '@svc/webhooks-core';
+import { InvalidOptionError, type WebhookService } from '@svc/webhooks-core';
 import express, {
   type ErrorRequestHandler,
   type NextFunction,
@@ -7,11 +7,11 @@ import express, {
   type Response,
   type Router,
 } from 'express';
-import { WebhooksApiError } from './api-error';
 import { type Authenticate, agentOf, createAuthMiddleware } from './authentication';
 import { toErrorAnswer } from './error-response';
+import { PACKAGE_NAME, WebhookApiError } from './errors';
 import { createJsonBodyMiddleware } from './json-body';
-import { type WebhooksRoute, webhooksRoutes } from './routes';
+import { type ApiRoute, apiRoutes } from './routes';
 
 /** Options of {@link createWebhooksRouter}. */
 export interface WebhooksRouterOptions {
@@ -21,6 +21,7 @@ export interface WebhooksRouterOptions {
   authenticate: Authenticate;
   /**
    * Largest accepted JSON body, in bytes or as a string such as `'1mb'`; larger bodies get 413.
+   * Must be more than zero.
    * @default '100kb'
    */
   bodyLimit?: string | number;
@@ -46,6 +47,8 @@ export interface WebhooksRouterOptions {
  * unknown path with 404 `not_found` and a wrong method with 405 `method_not_allowed`,
  * and never passes a request on to the host's later handlers.
  *
+ * @throws {InvalidOptionError} when `service` or `authenticate` is missing or of the
+ *   wrong kind, `bodyLimit` is not a positive size, or `onError` is not a function
  * @example
  * ```ts
  * const app = express();
@@ -53,11 +56,12 @@ export interface WebhooksRouterOptions {
  * ```
  */
 export function createWebhooksRouter(options: WebhooksRouterOptions): Router {
+  checkOptions(options);
   const router = express.Router({ caseSensitive: true });
   const authenticate = createAuthMiddleware(options.authenticate);
   const jsonBody = createJsonBodyMiddleware(options.bodyLimit ?? '100kb');
   router.use(noStore);
-  for (const [path, routes] of routesByPath(webhooksRoutes)) {
+  for (const [path, routes] of routesByPath(apiRoutes)) {
     const route = router.route(path);
     for (const definition of routes) {
       const body = definition.body === undefined ? [] : jsonBody;
@@ -70,13 +74,72 @@ export function createWebhooksRouter(options: WebhooksRouterOptions): Router {
   return router;
 }
 
-function routesByPath(routes: readonly WebhooksRoute[]): Map<string, WebhooksRoute[]> {
-  const byPath = new Map<string, WebhooksRoute[]>();
+/** The service methods the endpoints call. */
+const SERVICE_METHODS = [
+  'putConfig',
+  'getConfig',
+  'rotateSecret',
+  'sendTest',
+  'listDeliveries',
+  'getDelivery',
+  'replay',
+] as const satisfies readonly (keyof WebhookService)[];
+
+/** `'100kb'`, `'1.5mb'`, `'512'`: sizes body-parser reads as written (bytes when no unit). */
+const SIZE = /^(\d+ *b?|\d+(\.\d+)? *(kb|mb|gb|tb|pb))$/i;
+
+/**
+ * Refuses options the router cannot work with when it is created, at the
+ * host's wiring, instead of failing on the first request (a missing service)
+ * or refusing every body (a `bodyLimit` of 0 or below).
+ */
+function checkOptions(options: WebhooksRouterOptions): void {
+  const { service, authenticate, bodyLimit, onError } = (options ?? {}) as Partial<WebhooksRouterOptions>;
+  const missing = SERVICE_METHODS.find((method) => typeof service?.[method] !== 'function');
+  if (typeof service !== 'object' || service === null || missing !== undefined) {
+    const got =
+      typeof service === 'object' && service !== null ? `an object without ${missing}()` : describe(service);
+    refuse('service', `service must be the WebhookService that createWebhookService() returns; got ${got}.`);
+  }
+  if (typeof authenticate !== 'function') {
+    refuse(
+      'authenticate',
+      `authenticate must be a function (token, req) => agent | null; got ${describe(authenticate)}.`,
+    );
+  }
+  if (bodyLimit !== undefined && !isPositiveSize(bodyLimit)) {
+    refuse(
+      'bodyLimit',
+      `bodyLimit must be a number of bytes above 0 or a size such as '100kb' or '1mb'; got ${describe(bodyLimit)}.`,
+    );
+  }
+  if (onError !== undefined && typeof onError !== 'function') {
+    refuse('onError', `onError must be a function (error, req) => void; got ${describe(onError)}.`);
+  }
+}
+
+function isPositiveSize(limit: unknown): boolean {
+  if (typeof limit === 'number') return Number.isFinite(limit) && limit > 0;
+  return typeof limit === 'string' && SIZE.test(limit) && Number.parseFloat(limit) > 0;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  return value !== null && typeof value === 'object' ? 'an object' : String(value);
+}
+
+function refuse(option: keyof WebhooksRouterOptions, message: string): never {
+  throw new InvalidOptionError(PACKAGE_NAME, option, message);
+}
+
+function routesByPath(routes: readonly ApiRoute[]): Map<string, ApiRoute[]> {
+  const byPath = new Map<string, ApiRoute[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
   return byPath;
 }
 
-function serve(definition: WebhooksRoute, service: WebhookService): RequestHandler {
+function serve(definition: ApiRoute, service: WebhookService): RequestHandler {
   return async (req: Request, res: Response) => {
     const { status, body } = await definition.handle(service, agentOf(res).agencyId, req);
     res.status(status).json(body);
@@ -90,16 +153,16 @@ const noStore: RequestHandler = (_req: Request, res: Response, next: NextFunctio
 };
 
 /** The `Allow` header of a path: its methods, with HEAD wherever GET is (Express serves HEAD from GET). */
-function allowedMethods(routes: readonly Pick<WebhooksRoute, 'method'>[]): string[] {
+function allowedMethods(routes: readonly Pick<ApiRoute, 'method'>[]): string[] {
   const methods = routes.map((route) => route.method.toUpperCase());
   return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
 }
 
-function methodNotAllowed(routes: readonly WebhooksRoute[]): RequestHandler {
+function methodNotAllowed(routes: readonly ApiRoute[]): RequestHandler {
   const allow = allowedMethods(routes);
   return (req: Request, res: Response) => {
     res.set('Allow', allow.join(', '));
-    throw new WebhooksApiError(
+    throw new WebhookApiError(
       'method_not_allowed',
       `${req.method} is not allowed here; use ${allow.join(' or ')}.`,
       {
@@ -110,7 +173,7 @@ function methodNotAllowed(routes: readonly WebhooksRoute[]): RequestHandler {
 }
 
 const notFound: RequestHandler = (req: Request) => {
-  throw new WebhooksApiError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}.`);
+  throw new WebhookApiError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}.`);
 };
 
 /** Calls the host's logger; a logger that throws must not turn one failure into two. */

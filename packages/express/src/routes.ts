@@ -1,18 +1,16 @@
+import type { PutConfigBody, WebhookConfig, WebhookService } from '@svc/webhooks-core';
 import {
   deliveryDetailSchema,
   deliveryListSchema,
   listDeliveriesQuerySchema,
-  type PutConfigBody,
   putConfigBodySchema,
   replayResultSchema,
   rotatedSecretSchema,
   testResultSchema,
-  type WebhookConfig,
-  type WebhookService,
   webhookConfigSchema,
-} from '@svc/webhooks-core';
+} from '@svc/webhooks-core/schemas';
 import type { Request } from 'express';
-import type { WebhooksApiErrorCode } from './error-codes';
+import type { WebhookApiErrorCode } from './errors';
 
 /**
  * A schema that can describe itself as JSON Schema: what the OpenAPI document
@@ -39,7 +37,7 @@ export interface RouteResponse {
  * One endpoint of the management API. The router mounts exactly these and the
  * OpenAPI document describes exactly these, so the two cannot drift apart.
  */
-export interface WebhooksRoute {
+export interface ApiRoute {
   method: 'get' | 'put' | 'post';
   /** Express path under the mount point, such as `/deliveries/:id`. */
   path: string;
@@ -54,13 +52,13 @@ export interface WebhooksRoute {
   parameterDescriptions?: Readonly<Record<string, string>>;
   responses: readonly RouteResponse[];
   /** Error codes this route can answer besides the ones every route can (401, 403, 500). */
-  errors: readonly WebhooksApiErrorCode[];
+  errors: readonly WebhookApiErrorCode[];
   /** Serves the request for the authenticated agency; the service validates the input. */
   handle(service: WebhookService, agencyId: string, req: Request): Promise<RouteAnswer>;
 }
 
 /** Error codes every route can answer: authentication, role, and the generic 500. */
-export const COMMON_ERROR_CODES: readonly WebhooksApiErrorCode[] = [
+export const COMMON_ERROR_CODES: readonly WebhookApiErrorCode[] = [
   'unauthorized',
   'forbidden',
   'agency_inactive',
@@ -68,7 +66,7 @@ export const COMMON_ERROR_CODES: readonly WebhooksApiErrorCode[] = [
 ];
 
 /** Error codes of reading a JSON body, added to every route that takes one. */
-export const BODY_ERROR_CODES: readonly WebhooksApiErrorCode[] = [
+export const BODY_ERROR_CODES: readonly WebhookApiErrorCode[] = [
   'invalid_json',
   'invalid_request',
   'payload_too_large',
@@ -94,7 +92,7 @@ function idParam(req: Request): string {
   return String(req.params.id);
 }
 
-const putConfig: WebhooksRoute = {
+const putConfig: ApiRoute = {
   method: 'put',
   path: '/config',
   operationId: 'putWebhookConfig',
@@ -113,7 +111,7 @@ const putConfig: WebhooksRoute = {
   },
 };
 
-const getConfig: WebhooksRoute = {
+const getConfig: ApiRoute = {
   method: 'get',
   path: '/config',
   operationId: 'getWebhookConfig',
@@ -126,7 +124,7 @@ const getConfig: WebhooksRoute = {
   },
 };
 
-const rotateSecret: WebhooksRoute = {
+const rotateSecret: ApiRoute = {
   method: 'post',
   path: '/config/rotate-secret',
   operationId: 'rotateWebhookSecret',
@@ -140,7 +138,7 @@ const rotateSecret: WebhooksRoute = {
   },
 };
 
-const sendTest: WebhooksRoute = {
+const sendTest: ApiRoute = {
   method: 'post',
   path: '/config/test',
   operationId: 'sendWebhookTest',
@@ -154,7 +152,7 @@ const sendTest: WebhooksRoute = {
   },
 };
 
-const listDeliveries: WebhooksRoute = {
+const listDeliveries: ApiRoute = {
   method: 'get',
   path: '/deliveries',
   operationId: 'listWebhookDeliveries',
@@ -174,7 +172,7 @@ const listDeliveries: WebhooksRoute = {
   },
 };
 
-const getDelivery: WebhooksRoute = {
+const getDelivery: ApiRoute = {
   method: 'get',
   path: '/deliveries/:id',
   operationId: 'getWebhookDelivery',
@@ -188,7 +186,7 @@ const getDelivery: WebhooksRoute = {
   },
 };
 
-const replayDelivery: WebhooksRoute = {
+const replayDelivery: ApiRoute = {
   method: 'post',
   path: '/deliveries/:id/replay',
   operationId: 'replayWebhookDelivery',
@@ -204,7 +202,7 @@ const replayDelivery: WebhooksRoute = {
 };
 
 /** The seven endpoints, in the spec's order. */
-export const webhooksRoutes: readonly WebhooksRoute[] = [
+export const apiRoutes: readonly ApiRoute[] = [
   putConfig,
   getConfig,
   rotateSecret,

@@ -2,6 +2,7 @@ import type { WebhookService } from '@svc/webhooks-core';
 import { WebhookError } from '@svc/webhooks-core';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { InvalidAgentError } from '../src/index';
 import { checkResponsesAgainstDocument } from './documented-responses';
 import { BASE, configBody, createHarness, type Harness, TOKENS } from './router-harness';
 
@@ -106,7 +107,15 @@ describe('authenticate', () => {
     });
     const res = await request(h.app).get(`${BASE}/deliveries`).set('authorization', TOKENS.owner);
     expect(res.status).toBe(500);
+    expect(res.body.error).toEqual({ code: 'internal_error', message: expect.any(String) });
+    expect(JSON.stringify(res.body)).not.toMatch(/agencyId|webhooks-express/);
     expect(h.reported).toHaveLength(1);
+    expect(h.reported[0]).toBeInstanceOf(InvalidAgentError);
+    expect(h.reported[0]).toMatchObject({
+      code: 'invalid_agent',
+      field: 'agencyId',
+      message: expect.stringMatching(/^@svc\/webhooks-express: authenticate\(\) returned an agent without/),
+    });
   });
 
   it('owner and admin are both allowed', async () => {

@@ -2,6 +2,7 @@ import {
   ConfigNotFoundError,
   DeliveryNotFoundError,
   DeliveryNotReplayableError,
+  InvalidOptionError,
   InvalidWebhookUrlError,
   SchemaNotMigratedError,
   UnknownEventTypeError,
@@ -10,7 +11,7 @@ import {
 } from '@svc/webhooks-core';
 import { describe, expect, it } from 'vitest';
 import { toErrorAnswer } from '../src/error-response';
-import { readAgentToken, WebhooksApiError, webhooksApiErrors } from '../src/index';
+import { apiErrorCodes, InvalidAgentError, readAgentToken, WebhookApiError } from '../src/index';
 
 describe('toErrorAnswer maps every error through the one code table', () => {
   const deliberate: [string, Error, number, string][] = [
@@ -31,8 +32,8 @@ describe('toErrorAnswer maps every error through the one code table', () => {
     ['missing config', new ConfigNotFoundError('agency-1'), 404, 'config_not_found'],
     ['missing delivery', new DeliveryNotFoundError('d-1'), 404, 'delivery_not_found'],
     ['not replayable', new DeliveryNotReplayableError('d-1', 'pending'), 409, 'delivery_not_replayable'],
-    ['router refusal', new WebhooksApiError('payload_too_large', 'Too big.'), 413, 'payload_too_large'],
-    ['method', new WebhooksApiError('method_not_allowed', 'No.'), 405, 'method_not_allowed'],
+    ['router refusal', new WebhookApiError('payload_too_large', 'Too big.'), 413, 'payload_too_large'],
+    ['method', new WebhookApiError('method_not_allowed', 'No.'), 405, 'method_not_allowed'],
   ];
 
   it.each(deliberate)('%s → its status, code, message and details', (_name, error, status, code) => {
@@ -76,6 +77,21 @@ describe('toErrorAnswer maps every error through the one code table', () => {
       'an error claiming internal_error',
       Object.assign(new Error('secret internals'), { code: 'internal_error' }),
     ],
+    [
+      'a host wiring mistake: authenticate returned no agencyId',
+      new InvalidAgentError(
+        'agencyId',
+        'authenticate() returned an agent without an agencyId (secret internals).',
+      ),
+    ],
+    [
+      'a host wiring mistake: a bad option',
+      new InvalidOptionError(
+        '@svc/webhooks-express',
+        'bodyLimit',
+        'bodyLimit must be positive (secret internals).',
+      ),
+    ],
     ['a thrown string', 'boom'],
     ['a thrown object with a known code but no Error', { code: 'config_not_found', message: 'x' }],
   ];
@@ -90,7 +106,7 @@ describe('toErrorAnswer maps every error through the one code table', () => {
   });
 
   it('every code of the table has a 4xx or 5xx status and a summary', () => {
-    for (const [code, { status, summary }] of Object.entries(webhooksApiErrors)) {
+    for (const [code, { status, summary }] of Object.entries(apiErrorCodes)) {
       expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/);
       expect(status).toBeGreaterThanOrEqual(400);
       expect(summary.length).toBeGreaterThan(10);

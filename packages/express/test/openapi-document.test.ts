@@ -3,11 +3,11 @@ import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020';
 import { describe, expect, it } from 'vitest';
 import {
-  createOpenApiDocument,
+  apiErrorCodes,
+  buildOpenApiDocument,
   createWebhooksRouter,
   openApiDocument,
-  WEBHOOKS_BASE_PATH,
-  webhooksApiErrors,
+  WEBHOOK_API_BASE_PATH,
 } from '../src/index';
 import { toOpenApiPath } from '../src/openapi';
 import { createDocumentValidator } from './openapi-validator';
@@ -23,7 +23,7 @@ function mountedOperations(): string[] {
     if (!layer.route) continue;
     for (const method of Object.keys(layer.route.methods)) {
       if (method !== '_all')
-        operations.push(`${method} ${WEBHOOKS_BASE_PATH}${toOpenApiPath(layer.route.path)}`);
+        operations.push(`${method} ${WEBHOOK_API_BASE_PATH}${toOpenApiPath(layer.route.path)}`);
     }
   }
   return operations.sort();
@@ -88,7 +88,7 @@ describe('openApiDocument', () => {
         'RotatedSecret',
         'TestResult',
         'WebhookConfig',
-        'WebhooksError',
+        'WebhookApiErrorBody',
       ].sort(),
     );
     expect(JSON.stringify(openApiDocument)).not.toContain('$defs');
@@ -97,13 +97,13 @@ describe('openApiDocument', () => {
   it.each(operations())('%s lists 401, 403 and 500 with the error schema', (_name, operation) => {
     for (const status of ['401', '403', '500']) {
       const schema = JSON.stringify(operation.responses[status]?.content?.['application/json']?.schema);
-      expect(schema).toContain('#/components/schemas/WebhooksError');
+      expect(schema).toContain('#/components/schemas/WebhookApiErrorBody');
     }
   });
 
   it('documents every error code of the table somewhere', () => {
     const text = JSON.stringify(openApiDocument);
-    for (const code of Object.keys(webhooksApiErrors)) expect(text).toContain(`"${code}"`);
+    for (const code of Object.keys(apiErrorCodes)) expect(text).toContain(`"${code}"`);
   });
 
   it('describes the list query from the same schema the service validates with', () => {
@@ -134,13 +134,30 @@ describe('openApiDocument', () => {
   });
 
   it('follows a custom base path', () => {
-    const document = createOpenApiDocument({
+    const document = buildOpenApiDocument({
       basePath: '/api/hooks',
       servers: [{ url: 'https://api.example.com' }],
     });
     expect(Object.keys(document.paths)[0]).toBe('/api/hooks/config');
     expect(document.servers).toEqual([{ url: 'https://api.example.com' }]);
   });
+
+  it('mounted at the root, has paths straight under it', () => {
+    expect(Object.keys(buildOpenApiDocument({ basePath: '' }).paths)[0]).toBe('/config');
+  });
+
+  it.each(['api/hooks', '/api/hooks/', '/'])(
+    'refuses the base path %j with InvalidOptionError',
+    (basePath) => {
+      expect(() => buildOpenApiDocument({ basePath })).toThrow(
+        expect.objectContaining({
+          code: 'invalid_option',
+          option: 'basePath',
+          message: expect.stringMatching(/^@svc\/webhooks-express: basePath must be/),
+        }),
+      );
+    },
+  );
 });
 
 describe('the response validator used by the router tests', () => {
