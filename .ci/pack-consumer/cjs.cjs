@@ -5,6 +5,8 @@ const assert = require('node:assert/strict');
 const entries = {
   core: require('@svc/webhooks-core'),
   otel: require('@svc/webhooks-core/otel'),
+  schemas: require('@svc/webhooks-core/schemas'),
+  adapterKit: require('@svc/webhooks-core/adapter-kit'),
   router: require('@svc/webhooks-express'),
   pg: require('@svc/webhooks-pg'),
   redis: require('@svc/webhooks-redis'),

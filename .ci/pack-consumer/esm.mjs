@@ -2,7 +2,9 @@
 // `import`, and the main paths work end to end without a network.
 import assert from 'node:assert/strict';
 import * as core from '@svc/webhooks-core';
+import * as adapterKit from '@svc/webhooks-core/adapter-kit';
 import * as otel from '@svc/webhooks-core/otel';
+import * as schemas from '@svc/webhooks-core/schemas';
 import * as router from '@svc/webhooks-express';
 import * as pg from '@svc/webhooks-pg';
 import * as redis from '@svc/webhooks-redis';
@@ -14,7 +16,7 @@ import express from 'express';
 import { exerciseEntries } from './exercise.mjs';
 
 await exerciseEntries(
-  { core, otel, router, pg, redis, verify, verifyExpress, verifyFetch, verifyWeb, express },
+  { core, otel, schemas, adapterKit, router, pg, redis, verify, verifyExpress, verifyFetch, verifyWeb, express },
   assert,
 );
 console.log('esm consumer: ok');

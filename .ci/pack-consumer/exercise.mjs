@@ -12,10 +12,13 @@ const EXPECTED = {
     'createEventCatalogue',
     'defineEvent',
     'combineHooks',
+    'createRecoverySweep',
     'WebhookError',
+    'InvalidOptionError',
   ],
   otel: ['createOpenTelemetryHooks', 'observeWorker'],
-  router: ['createWebhooksRouter', 'createOpenApiDocument'],
+  adapterKit: ['withinDeadline', 'sleep', 'setNewest', 'assertNoTransaction'],
+  router: ['createWebhooksRouter', 'buildOpenApiDocument'],
   pg: ['createPgStore', 'createPgQueue', 'migrate'],
   redis: ['createRedisStore', 'createRedisQueue'],
   verify: ['verifyWebhook', 'verifyWebhookSignature', 'signWebhook', 'WebhookVerificationError'],
@@ -48,7 +51,8 @@ async function signAndVerify({ verify, verifyWeb }, assert) {
   assert.throws(() => verify.verifyWebhook(`${body} `, header, secret), verify.WebhookVerificationError);
 }
 
-async function runService({ core, otel, router, express }, assert) {
+async function runService({ core, otel, schemas, router, express }, assert) {
+  assert.equal(schemas.putConfigBodySchema.safeParse({ webhookUrl: 'x' }).success, false, 'schemas entry parses');
   const webhooks = core.createWebhookService({
     store: core.createMemoryStore(),
     queue: core.createMemoryQueue(),

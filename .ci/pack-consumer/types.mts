@@ -10,7 +10,9 @@ import {
   type WebhookService,
   type WebhookWorker,
 } from '@svc/webhooks-core';
+import { type DeadlineResult, withinDeadline } from '@svc/webhooks-core/adapter-kit';
 import { createOpenTelemetryHooks, observeWorker } from '@svc/webhooks-core/otel';
+import { putConfigBodySchema } from '@svc/webhooks-core/schemas';
 import { type Authenticate, createWebhooksRouter } from '@svc/webhooks-express';
 import { createPgQueue, createPgStore, migrate } from '@svc/webhooks-pg';
 import { createRedisQueue, createRedisStore } from '@svc/webhooks-redis';
@@ -42,4 +44,11 @@ const fromEdge: Promise<WebhookEnvelope> = verifyWebhookAsync('{}', undefined, '
 const handler: (request: Request) => Promise<Response> = webhookHandler('s', async () => new Response());
 const factories = [createPgStore, createPgQueue, migrate, createRedisStore, createRedisQueue] as const;
 
-export { envelope, factories, fromEdge, handler, status, stopObserving };
+const body: { webhookUrl: string } = putConfigBodySchema.parse({
+  webhookUrl: 'https://example.com/hooks',
+  enabled: true,
+  subscribedEventTypes: [],
+});
+const raced: Promise<DeadlineResult<number>> = withinDeadline(Promise.resolve(1), 10);
+
+export { body, envelope, factories, fromEdge, handler, raced, status, stopObserving };
