@@ -7,7 +7,7 @@ import {
   retryDelayMs,
   scheduledDelayMs,
 } from '../src/delivery/retry-policy';
-import { WebhookValidationError } from '../src/errors';
+import { InvalidOptionError } from '../src/errors';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -85,8 +85,9 @@ describe('resolveRetryPolicy()', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(WebhookValidationError);
-    expect((error as WebhookValidationError).details.issues.map((issue) => issue.path)).toEqual([path]);
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect(error).toMatchObject({ code: 'invalid_option', option: `retry.${path}` });
+    expect((error as Error).message).toMatch(/^@svc\/webhooks-core: Invalid retry option/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { type ValidationIssue, WebhookValidationError } from '../errors';
+import { InvalidOptionError, type ValidationIssue } from '../errors';
 import type { AttemptOutcome } from './attempt-outcome';
 
 /** How many attempts a delivery gets and how long to wait between them. */
@@ -29,7 +29,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   maxRetryAfterMs: 86_400_000,
 });
 
-/** Options of {@link resolveRetryPolicy} (the service's `retry` option). */
+/** Attempts and backoff: the `retry` option of {@link createWebhookService}. */
 export interface RetryOptions {
   /**
    * Attempts per delivery, the first included; an integer from 1 to 100.
@@ -93,7 +93,7 @@ function retryOptionIssues(options: RetryOptions): ValidationIssue[] {
 /**
  * The policy for the given options, defaults filled in from {@link DEFAULT_RETRY_POLICY}.
  *
- * @throws {@link WebhookValidationError} (`validation_failed`) naming each bad option.
+ * @throws {@link InvalidOptionError} (`invalid_option`) naming the first bad option (`retry.maxAttempts`, …).
  *
  * @example
  * ```ts
@@ -104,7 +104,11 @@ export function resolveRetryPolicy(options: RetryOptions = {}): RetryPolicy {
   const issues = retryOptionIssues(options);
   const first = issues[0];
   if (first) {
-    throw new WebhookValidationError(`Invalid retry option "${first.path}": ${first.message}`, issues);
+    throw new InvalidOptionError(
+      '@svc/webhooks-core',
+      `retry.${first.path}`,
+      `Invalid retry option "${first.path}": ${first.message}.`,
+    );
   }
   return Object.freeze({
     maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
