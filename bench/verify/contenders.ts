@@ -4,19 +4,24 @@ import { verifyWebhookSignatureAsync } from '@svc/webhooks-verify/web';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { Webhook as SvixWebhook } from 'svix';
+import * as withCreateHmac from './create-hmac-variant';
 import { SECRET } from './fixtures';
 
-/** One way to verify one delivery; returns something truthy so the work cannot be optimised away. */
+/** One call on one body; returns something truthy so the work cannot be optimised away. */
 export type VerifyCall = () => unknown;
 
-/** A library or baseline under test, prepared for one body. */
-export interface Contender {
+/** Something measured, prepared for one body. */
+export interface Measured {
   name: string;
+  prepare(body: string): VerifyCall;
+}
+
+/** A library or baseline under test, prepared for one body. */
+export interface Contender extends Measured {
   /** The raw floor this contender is measured against, by name. */
   floor: 'floor' | 'floor + JSON.parse';
   /** Whether the call also parses the body. */
   parses: boolean;
-  prepare(body: string): VerifyCall;
 }
 
 const stripe = new Stripe('sk_test_bench');
@@ -93,6 +98,24 @@ export const contenders: Contender[] = [
     },
   },
   {
+    name: '@svc verifyWebhookSignature, createHmac variant',
+    floor: 'floor',
+    parses: false,
+    prepare(body) {
+      const { header } = ours(body);
+      return () => withCreateHmac.verifyWebhookSignature(body, header, SECRET);
+    },
+  },
+  {
+    name: '@svc verifyWebhook, createHmac variant',
+    floor: 'floor + JSON.parse',
+    parses: true,
+    prepare(body) {
+      const { header } = ours(body);
+      return () => withCreateHmac.verifyWebhook(body, header, SECRET);
+    },
+  },
+  {
     name: '@svc verifyWebhookSignatureAsync (Web Crypto)',
     floor: 'floor',
     parses: false,
@@ -142,3 +165,33 @@ export const contenders: Contender[] = [
     },
   },
 ];
+
+/**
+ * Signing, measured in the same run for the HMAC comparison only: `@svc/webhooks-core` signs every
+ * delivery attempt with `signWebhook`.
+ */
+export const signers: Measured[] = [
+  {
+    name: '@svc signWebhook',
+    prepare: (body) => () => signWebhook(body, SECRET),
+  },
+  {
+    name: '@svc signWebhook, createHmac variant',
+    prepare: (body) => () => withCreateHmac.signWebhook(body, SECRET),
+  },
+];
+
+/** The package's hand-built HMAC against `createHmac` in the same code path: rows of the comparison table. */
+export const hmacPairs = [
+  {
+    path: 'verifyWebhookSignature',
+    handBuilt: '@svc verifyWebhookSignature',
+    createHmac: '@svc verifyWebhookSignature, createHmac variant',
+  },
+  {
+    path: 'verifyWebhook',
+    handBuilt: '@svc verifyWebhook',
+    createHmac: '@svc verifyWebhook, createHmac variant',
+  },
+  { path: 'signWebhook', handBuilt: '@svc signWebhook', createHmac: '@svc signWebhook, createHmac variant' },
+] as const;

@@ -6,16 +6,15 @@
  * @packageDocumentation
  * @module @svc/webhooks-verify/express
  */
-import { SIGNATURE_HEADER } from './constants';
 import type { WebhookEnvelope } from './envelope';
-import { toErrorBody } from './error-body';
-import { isWebhookVerificationError, WebhookVerificationError } from './errors';
+import { invalidOption, rejectsDelivery, toVerificationErrorBody, WebhookVerificationError } from './errors';
+import { SIGNATURE_HEADER } from './header';
 import { verifyWebhook } from './index';
 import { resolveVerifyOptions } from './options';
 import { EXPRESS_RAW_HINT } from './raw-body';
 import { readSecrets, type WebhookSecret } from './secret';
 
-export type { WebhookErrorBody } from './error-body';
+export type { VerificationErrorBody } from './errors';
 
 declare global {
   // Express declares this open interface for extensions; merging into it types `req.webhook` in handlers.
@@ -76,8 +75,12 @@ export type WebhookMiddleware<TRequest> = (
 /**
  * Verifies the delivery in `req.body` (a `Buffer` from `express.raw`) and the `X-Service-Signature`
  * header. On success it sets `req.webhook` to the envelope and calls `next()`; on failure it answers
- * 401 with `{ "error": { "code", "message" } }`. Errors other than verification failures (a throwing
+ * 401 with a {@link VerificationErrorBody}, `{ "error": { "code", "message" } }`. Other errors (a throwing
  * `getSecret`) go to `next(error)`.
+ *
+ * @throws {@link @svc/webhooks-verify!WebhookVerificationError} at setup: `invalid_option` when not exactly
+ * one of `secret`, `secrets` and `getSecret` is given or `toleranceMs` is unusable; `invalid_secret` for an
+ * unusable static secret.
  *
  * @example
  * ```ts
@@ -104,7 +107,7 @@ export function verifyWebhookMiddleware<TRequest extends WebhookMiddlewareReques
         next();
       },
       (error: unknown) => {
-        if (isWebhookVerificationError(error)) res.status(401).json(toErrorBody(error));
+        if (rejectsDelivery(error)) res.status(401).json(toVerificationErrorBody(error));
         else next(error);
       },
     );
@@ -132,8 +135,10 @@ function secretLookup<TRequest>(
   // Counts keys, not values: `{ secret: process.env.UNSET }` must report the missing secret itself.
   const given = SECRET_OPTIONS.filter((key) => key in options);
   if (given.length !== 1) {
-    throw new TypeError(
-      'verifyWebhookMiddleware needs exactly one of the options secret, secrets or getSecret.',
+    throw invalidOption(
+      `verifyWebhookMiddleware needs exactly one of the options secret, secrets or getSecret; got ${
+        given.length === 0 ? 'none' : given.join(' and ')
+      }.`,
     );
   }
   if (typeof options.getSecret === 'function') return options.getSecret;

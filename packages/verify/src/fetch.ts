@@ -6,15 +6,14 @@
  * @packageDocumentation
  * @module @svc/webhooks-verify/fetch
  */
-import { SIGNATURE_HEADER } from './constants';
 import type { WebhookEnvelope } from './envelope';
-import { toErrorBody } from './error-body';
-import { isWebhookVerificationError, WebhookVerificationError } from './errors';
-import type { VerifyWebhookOptions } from './options';
+import { rejectsDelivery, toVerificationErrorBody, WebhookVerificationError } from './errors';
+import { SIGNATURE_HEADER } from './header';
+import { resolveVerifyOptions, type VerifyWebhookOptions } from './options';
 import { readSecrets, type WebhookSecret } from './secret';
 import { verifyWebhookAsync } from './web';
 
-export type { WebhookErrorBody } from './error-body';
+export type { VerificationErrorBody } from './errors';
 
 /** A secret, or a function choosing it per request (e.g. per tenant from the URL). */
 export type WebhookRequestSecret =
@@ -31,7 +30,8 @@ export type WebhookRequestHandler<TMetadata> = (
  * Reads the request's raw body, verifies it with its `X-Service-Signature` header and returns the
  * envelope. Consumes the body: do not read it before.
  *
- * @throws {@link @svc/webhooks-verify!WebhookVerificationError} (as a rejection); answer 401
+ * @throws {@link @svc/webhooks-verify!WebhookVerificationError} (as a rejection); answer 401, except for
+ * the codes `invalid_option` and `web_crypto_unavailable` (a bug in the receiver)
  * @example
  * ```ts
  * // Hono
@@ -60,9 +60,13 @@ export async function verifyWebhookRequest<TMetadata = Record<string, unknown>>(
 }
 
 /**
- * Wraps a handler so it only sees verified deliveries: a failed verification answers 401 with
- * `{ "error": { "code", "message" } }` and the handler is not called. Errors the handler throws are
- * passed through to the platform.
+ * Wraps a handler so it only sees verified deliveries: a failed verification answers 401 with a
+ * {@link VerificationErrorBody}, `{ "error": { "code", "message" } }`, and the handler is not called.
+ * Errors the handler throws, and `invalid_option` / `web_crypto_unavailable`, are passed through to the
+ * platform.
+ *
+ * @throws {@link @svc/webhooks-verify!WebhookVerificationError} at setup: `invalid_secret` for an unusable
+ * static secret, `invalid_option` for a bad option
  *
  * @example
  * ```ts
@@ -78,14 +82,16 @@ export function webhookHandler<TMetadata = Record<string, unknown>>(
   handler: WebhookRequestHandler<TMetadata>,
   options?: VerifyWebhookOptions,
 ): (request: Request) => Promise<Response> {
-  // A static secret is checked now, so a missing or masked one fails at startup, not on every delivery.
+  // A static secret and the options are checked now, so a missing or masked secret or a bad option fails at
+  // startup, not on every delivery.
   if (typeof secret !== 'function') readSecrets(secret);
+  resolveVerifyOptions(options);
   return async (request) => {
     let envelope: WebhookEnvelope<TMetadata>;
     try {
       envelope = await verifyWebhookRequest<TMetadata>(request, secret, options);
     } catch (error) {
-      if (isWebhookVerificationError(error)) return unauthorized(error);
+      if (rejectsDelivery(error)) return unauthorized(error);
       throw error;
     }
     return handler(envelope, request);
@@ -93,7 +99,7 @@ export function webhookHandler<TMetadata = Record<string, unknown>>(
 }
 
 function unauthorized(error: WebhookVerificationError): Response {
-  return new Response(JSON.stringify(toErrorBody(error)), {
+  return new Response(JSON.stringify(toVerificationErrorBody(error)), {
     status: 401,
     headers: { 'content-type': 'application/json' },
   });

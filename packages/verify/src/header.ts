@@ -1,5 +1,11 @@
 import { WebhookVerificationError } from './errors';
 
+/**
+ * Name of the header that carries the signature, lower-cased as Node and `Headers` present it.
+ * The service sends it as `X-Service-Signature`; header names are case-insensitive.
+ */
+export const SIGNATURE_HEADER = 'x-service-signature';
+
 /** The signature header, split into its parts. */
 export interface ParsedSignatureHeader {
   /** Value of `t`: epoch milliseconds at which the delivery was signed. */
@@ -11,6 +17,12 @@ export interface ParsedSignatureHeader {
 /** What the verifiers need beyond the public shape: `t` exactly as sent, since that text is what was signed. */
 export interface SignatureHeaderParts extends ParsedSignatureHeader {
   timestampText: string;
+}
+
+/** What a successful signature check returns. */
+export interface VerifiedSignature {
+  /** The verified `t`: epoch milliseconds at which the service signed the delivery. */
+  timestamp: number;
 }
 
 /** Header values as Node, Express and `Headers` hand them over. */
@@ -55,6 +67,11 @@ export function parseSignatureHeaderParts(header: SignatureHeaderInput): Signatu
     timestampText: found.timestampText as string,
     signatures: present(found.signatures),
   };
+}
+
+/** The header value for one signature: `t=<ms>,v1=<hex>`. */
+export function formatSignatureHeader(timestamp: number, signatureHex: string): string {
+  return `t=${timestamp},v1=${signatureHex}`;
 }
 
 interface PartsFound {

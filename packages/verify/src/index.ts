@@ -6,25 +6,22 @@
  * @module @svc/webhooks-verify
  */
 import { parseEnvelope, type WebhookEnvelope } from './envelope';
-import type { SignatureHeaderInput } from './header';
+import { formatSignatureHeader, type SignatureHeaderInput, type VerifiedSignature } from './header';
 import { assertSignatureMatches, computeSignatureHex } from './node-signature';
 import type { VerifyWebhookOptions } from './options';
-import { prepareVerification } from './preflight';
+import { prepareVerification, readSignInput } from './preflight';
 import type { WebhookRawBody } from './raw-body';
 import type { WebhookSecret } from './secret';
-import { formatSignatureHeader, readSignInput } from './sign-input';
-import type { VerifiedSignature } from './verified';
 
-export { DEFAULT_TOLERANCE_MS, SIGNATURE_HEADER } from './constants';
 export type { WebhookCreatedByRole, WebhookEntityType, WebhookEnvelope } from './envelope';
 export type { WebhookVerificationErrorCode } from './errors';
 export { isWebhookVerificationError, WebhookVerificationError } from './errors';
-export type { ParsedSignatureHeader, SignatureHeaderInput } from './header';
-export { parseSignatureHeader } from './header';
+export type { ParsedSignatureHeader, SignatureHeaderInput, VerifiedSignature } from './header';
+export { parseSignatureHeader, SIGNATURE_HEADER } from './header';
 export type { VerifyWebhookOptions } from './options';
+export { DEFAULT_TOLERANCE_MS } from './options';
 export type { WebhookRawBody } from './raw-body';
 export type { WebhookSecret } from './secret';
-export type { VerifiedSignature } from './verified';
 
 /**
  * Verifies a delivery's signature without parsing its body: the hot path, and the call for receivers

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { timingSafeEqual } from 'node:crypto';
-import { signatureMismatch } from './mismatch';
+import { signatureMismatch } from './errors';
 import { hmacSha256, hmacSha256Hex } from './node-hmac';
 import type { PreparedVerification } from './preflight';
 

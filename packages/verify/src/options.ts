@@ -1,4 +1,10 @@
-import { DEFAULT_TOLERANCE_MS } from './constants';
+import { invalidOption } from './errors';
+
+/**
+ * Default replay window: 5 minutes, as the spec recommends. It applies to timestamps in the past
+ * and in the future alike.
+ */
+export const DEFAULT_TOLERANCE_MS = 300_000;
 
 /** Options of every verify function. */
 export interface VerifyWebhookOptions {
@@ -24,17 +30,17 @@ export interface ResolvedVerifyOptions {
 }
 
 /**
- * Applies defaults and rejects unusable values with a `TypeError`: a bad option is a bug in the
- * receiver's code, not a bad delivery, so it must not read as a 401.
+ * Applies defaults and rejects unusable values with `invalid_option`: a bad option is a bug in the
+ * receiver's code, not a bad delivery, so the helpers do not answer it with a 401.
  */
 export function resolveVerifyOptions(options: VerifyWebhookOptions | undefined): ResolvedVerifyOptions {
   const toleranceMs = options?.toleranceMs ?? DEFAULT_TOLERANCE_MS;
   const now = options?.now ?? Date.now();
   if (typeof toleranceMs !== 'number' || Number.isNaN(toleranceMs) || toleranceMs < 0) {
-    throw new TypeError(`toleranceMs must be a number of milliseconds >= 0, got ${String(toleranceMs)}`);
+    throw invalidOption(`toleranceMs must be a number of milliseconds >= 0, got ${String(toleranceMs)}.`);
   }
   if (typeof now !== 'number' || !Number.isFinite(now)) {
-    throw new TypeError(`now must be a finite number of epoch milliseconds, got ${String(now)}`);
+    throw invalidOption(`now must be a finite number of epoch milliseconds, got ${String(now)}.`);
   }
   return { toleranceMs, now };
 }

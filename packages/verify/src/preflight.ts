@@ -1,7 +1,8 @@
+import { invalidOption } from './errors';
 import { parseSignatureHeaderParts, type SignatureHeaderInput } from './header';
 import { resolveVerifyOptions, type VerifyWebhookOptions } from './options';
-import { readRawBody } from './raw-body';
-import { readSecrets, type WebhookSecret } from './secret';
+import { readRawBody, type WebhookRawBody } from './raw-body';
+import { assertUsableSecret, readSecrets, type WebhookSecret } from './secret';
 import { assertWithinTolerance } from './tolerance';
 
 /** Everything the HMAC step needs, after every check that does not need cryptography has passed. */
@@ -31,4 +32,26 @@ export function prepareVerification(
   const secrets = readSecrets(secret);
   assertWithinTolerance(timestamp, now, toleranceMs);
   return { body, timestamp, timestampText, signatures, secrets };
+}
+
+/** Checked arguments of `signWebhook` / `signWebhookAsync`. */
+export interface SignInput {
+  body: string | Uint8Array;
+  secret: string;
+  timestamp: number;
+}
+
+/**
+ * The checks a signer runs before computing an HMAC. A bad secret throws the same `invalid_secret`
+ * error verification would; a bad timestamp is a programming error: `invalid_option`.
+ */
+export function readSignInput(rawBody: WebhookRawBody, secret: string, timestamp: number): SignInput {
+  const body = readRawBody(rawBody);
+  assertUsableSecret(secret);
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw invalidOption(
+      `timestamp must be a non-negative integer of epoch milliseconds (Date.now()), got ${String(timestamp)}.`,
+    );
+  }
+  return { body, secret, timestamp };
 }

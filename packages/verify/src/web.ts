@@ -7,26 +7,22 @@
  * @module @svc/webhooks-verify/web
  */
 import { parseEnvelope, type WebhookEnvelope } from './envelope';
-import type { SignatureHeaderInput } from './header';
-import { encodeHex } from './hex';
+import { formatSignatureHeader, type SignatureHeaderInput, type VerifiedSignature } from './header';
 import type { VerifyWebhookOptions } from './options';
-import { prepareVerification } from './preflight';
+import { prepareVerification, readSignInput } from './preflight';
 import type { WebhookRawBody } from './raw-body';
 import type { WebhookSecret } from './secret';
-import { formatSignatureHeader, readSignInput } from './sign-input';
-import type { VerifiedSignature } from './verified';
-import { assertSignatureMatchesAsync, computeSignatureAsync } from './web-signature';
+import { assertSignatureMatchesAsync, computeSignatureHexAsync } from './web-signature';
 
-export { DEFAULT_TOLERANCE_MS, SIGNATURE_HEADER } from './constants';
 export type { WebhookCreatedByRole, WebhookEntityType, WebhookEnvelope } from './envelope';
 export type { WebhookVerificationErrorCode } from './errors';
 export { isWebhookVerificationError, WebhookVerificationError } from './errors';
-export type { ParsedSignatureHeader, SignatureHeaderInput } from './header';
-export { parseSignatureHeader } from './header';
+export type { ParsedSignatureHeader, SignatureHeaderInput, VerifiedSignature } from './header';
+export { parseSignatureHeader, SIGNATURE_HEADER } from './header';
 export type { VerifyWebhookOptions } from './options';
+export { DEFAULT_TOLERANCE_MS } from './options';
 export type { WebhookRawBody } from './raw-body';
 export type { WebhookSecret } from './secret';
-export type { VerifiedSignature } from './verified';
 
 /**
  * Web Crypto version of `verifyWebhookSignature`: same checks, same order, same error codes.
@@ -87,6 +83,6 @@ export async function signWebhookAsync(
   timestamp: number = Date.now(),
 ): Promise<string> {
   const input = readSignInput(rawBody, secret, timestamp);
-  const digest = await computeSignatureAsync(input.secret, String(input.timestamp), input.body);
-  return formatSignatureHeader(input.timestamp, encodeHex(digest));
+  const signature = await computeSignatureHexAsync(input.secret, String(input.timestamp), input.body);
+  return formatSignatureHeader(input.timestamp, signature);
 }

@@ -9,9 +9,9 @@ describe('WebhookVerificationError', () => {
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('WebhookVerificationError');
     expect(error.code).toBe('signature_mismatch');
-    expect(error.message).toBe('no match');
+    expect(error.message).toBe('@svc/webhooks-verify: no match');
     expect(error.cause).toBe(cause);
-    expect(String(error)).toBe('WebhookVerificationError: no match');
+    expect(String(error)).toBe('WebhookVerificationError: @svc/webhooks-verify: no match');
   });
 
   it('is recognised by instanceof and isWebhookVerificationError across separately bundled entries', () => {

@@ -1,6 +1,6 @@
 import { signWebhook, type WebhookEnvelope } from '@svc/webhooks-verify';
-import { verifyWebhookRequest, type WebhookErrorBody, webhookHandler } from '@svc/webhooks-verify/fetch';
-import { describe, expect, it } from 'vitest';
+import { type VerificationErrorBody, verifyWebhookRequest, webhookHandler } from '@svc/webhooks-verify/fetch';
+import { describe, expect, it, vi } from 'vitest';
 import { BODY, NOW, OTHER_SECRET, SECRET } from './fixtures';
 
 function delivery(
@@ -82,7 +82,7 @@ describe('webhookHandler', () => {
     const response = await handle(delivery());
     expect(response.status).toBe(401);
     expect(response.headers.get('content-type')).toBe('application/json');
-    const body = (await response.json()) as WebhookErrorBody;
+    const body = (await response.json()) as VerificationErrorBody;
     expect(body.error.code).toBe('signature_mismatch');
     expect(calls).toBe(0);
   });
@@ -102,6 +102,22 @@ describe('webhookHandler', () => {
     expect(() => webhookHandler('', () => new Response())).toThrow(
       expect.objectContaining({ code: 'invalid_secret' }),
     );
+  });
+
+  it('checks the options when it is created, so a bad one fails at startup with invalid_option', () => {
+    expect(() => webhookHandler(SECRET, () => new Response(), { toleranceMs: -1 })).toThrow(
+      expect.objectContaining({ code: 'invalid_option', message: expect.stringContaining('toleranceMs') }),
+    );
+  });
+
+  it('passes web_crypto_unavailable to the platform instead of answering 401: the runtime is at fault', async () => {
+    const handle = webhookHandler(SECRET, () => new Response(null, { status: 204 }), at);
+    vi.stubGlobal('crypto', undefined);
+    try {
+      await expect(handle(delivery())).rejects.toMatchObject({ code: 'web_crypto_unavailable' });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('types metadata through the generic parameter', async () => {

@@ -41,8 +41,11 @@ describe.each(entries)('$name sign', (entry) => {
     }
   });
 
-  it.each([1.5, -1, Number.NaN, 2 ** 60])('refuses timestamp %s with a TypeError', async (timestamp) => {
-    expect(await rejection(entry.sign(BODY, SECRET, timestamp))).toBeInstanceOf(TypeError);
+  it.each([1.5, -1, Number.NaN, 2 ** 60])('refuses timestamp %s with invalid_option', async (timestamp) => {
+    const error = await rejection(entry.sign(BODY, SECRET, timestamp));
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(error.code).toBe('invalid_option');
+    expect(error.message).toContain('timestamp');
   });
 });
 

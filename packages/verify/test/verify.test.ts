@@ -166,12 +166,29 @@ describe.each(entries)('$name', (entry) => {
       ['toleranceMs: NaN', { toleranceMs: Number.NaN }],
       ['now: NaN', { now: Number.NaN }],
     ])(
-      'a bad option (%s) with a TypeError, since it is a bug, not a bad delivery',
+      'a bad option (%s) with invalid_option, since it is a bug, not a bad delivery',
       async (_label, options) => {
         const error = await rejection(entry.verify(BODY, fresh, SECRET, options));
-        expect(error).toBeInstanceOf(TypeError);
+        expect(error).toBeInstanceOf(WebhookVerificationError);
+        expect(error.code).toBe('invalid_option');
       },
     );
+  });
+
+  it.each([
+    ['a parsed body', { body: {}, header: fresh, secret: SECRET }],
+    ['a missing header', { body: BODY, header: undefined, secret: SECRET }],
+    ['a malformed header', { body: BODY, header: 't=x,v1=zz', secret: SECRET }],
+    ['the masked secret', { body: BODY, header: fresh, secret: 'service_whsec_********abcd' }],
+    [
+      'a stale timestamp',
+      { body: BODY, header: referenceHeader(BODY, SECRET, NOW - 3_600_000), secret: SECRET },
+    ],
+    ['a wrong signature', { body: BODY, header: fresh, secret: OTHER_SECRET }],
+  ])('rejects %s with a message that starts with the package name', async (_label, input) => {
+    const error = await rejection(entry.verify(input.body as string, input.header, input.secret, at));
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(error.message).toMatch(/^@svc\/webhooks-verify: /);
   });
 
   describe('checks in order: body type, header, secret, tolerance, signature, JSON', () => {

@@ -1,4 +1,4 @@
-import { verifyWebhookSignatureAsync } from '@svc/webhooks-verify/web';
+import { verifyWebhookSignatureAsync, WebhookVerificationError } from '@svc/webhooks-verify/web';
 import { describe, expect, it, vi } from 'vitest';
 import { BODY, NOW, OTHER_SECRET, referenceHeader, SECRET } from './fixtures';
 
@@ -43,6 +43,24 @@ describe('web entry key cache', () => {
       expect(importKey).toHaveBeenCalledTimes(81);
     } finally {
       importKey.mockRestore();
+    }
+  });
+});
+
+describe('web entry without Web Crypto', () => {
+  it('rejects with web_crypto_unavailable, naming the Node entry', async () => {
+    vi.stubGlobal('crypto', undefined);
+    try {
+      const error = await verifyWebhookSignatureAsync(BODY, referenceHeader(BODY, SECRET, NOW), SECRET, {
+        now: NOW,
+      }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(WebhookVerificationError);
+      expect(error).toMatchObject({
+        code: 'web_crypto_unavailable',
+        message: expect.stringContaining('import the Node entry'),
+      });
+    } finally {
+      vi.unstubAllGlobals();
     }
   });
 });
