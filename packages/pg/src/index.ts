@@ -11,7 +11,7 @@
 export { createPgWebhooks, type PgWebhooks, type PgWebhooksOptions } from './pg-webhooks';
 export { createPgQueue, type PgQueueOptions } from './queue/pg-queue';
 export { type MigrateOptions, type MigrateResult, migrate } from './schema/migrate';
-export { SCHEMA_VERSION } from './schema/migration';
+export { SCHEMA_VERSION } from './schema/migration-list';
 export { DEFAULT_SCHEMA } from './schema/schema-name';
 export { getSchemaVersion, type SchemaVersionOptions } from './schema/schema-version';
 export { createPgStore, type PgStoreOptions } from './store/pg-store';

@@ -1,7 +1,8 @@
 import { SchemaNotMigratedError } from '@svc/webhooks-core';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { createPgStore, getSchemaVersion, migrate, SCHEMA_VERSION } from '../src/index';
-import { MIGRATIONS, migrationChecksum } from '../src/schema/migration';
+import { migrationChecksum } from '../src/schema/migration';
+import { MIGRATIONS } from '../src/schema/migration-list';
 import { createTestPool, describePg, dropSchema, uniqueSchemaName } from './pg-test-database';
 
 describePg('migrate({ pool, schema })', () => {

@@ -1,7 +1,8 @@
 import { WebhookError } from '@svc/webhooks-core';
 import type { Pool, PoolClient } from 'pg';
 import { requirePool } from '../queryable';
-import { MIGRATIONS, type Migration, migrationChecksum, renderMigration } from './migration';
+import { type Migration, migrationChecksum, renderMigration } from './migration';
+import { MIGRATIONS } from './migration-list';
 import { parseSchemaName, type SchemaName } from './schema-name';
 
 /** Options of {@link migrate}. */

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createTables } from './0001-create-tables';
 
 /**
  * One step of the schema's history. Released migrations are append-only: never
@@ -14,20 +13,6 @@ export interface Migration {
   /** SQL with `{{schema}}` where the quoted schema name goes. Runs in one transaction. */
   sql: string;
 }
-
-/**
- * Every migration this release ships, in order. The SQL lives in TypeScript
- * string modules (`0001-create-tables.ts`, …) rather than `.sql` files so it
- * survives any bundling (ESM, CJS, a host that bundles its server) without
- * file-system lookups at run time.
- */
-export const MIGRATIONS: readonly Migration[] = [createTables];
-
-/**
- * The schema version the adapters of this release need (the latest migration).
- * Compare it with {@link getSchemaVersion} in a health check or a deploy step.
- */
-export const SCHEMA_VERSION: number = MIGRATIONS.length;
 
 /** The migration's SQL for a schema (`quotedSchema` already quoted). */
 export function renderMigration(migration: Migration, quotedSchema: string): string {

@@ -1,7 +1,7 @@
 import { SchemaNotMigratedError } from '@svc/webhooks-core';
 import type { Pool } from 'pg';
 import { requirePool } from '../queryable';
-import { SCHEMA_VERSION } from './migration';
+import { SCHEMA_VERSION } from './migration-list';
 import { parseSchemaName, type SchemaName } from './schema-name';
 
 /** Options of {@link getSchemaVersion}. */

@@ -1,0 +1,16 @@
+import { createTables } from './0001-create-tables';
+import type { Migration } from './migration';
+
+/**
+ * Every migration this release ships, in order. The SQL lives in TypeScript
+ * string modules (`0001-create-tables.ts`, …) rather than `.sql` files so it
+ * survives any bundling (ESM, CJS, a host that bundles its server) without
+ * file-system lookups at run time.
+ */
+export const MIGRATIONS: readonly Migration[] = [createTables];
+
+/**
+ * The schema version the adapters of this release need (the latest migration).
+ * Compare it with {@link getSchemaVersion} in a health check or a deploy step.
+ */
+export const SCHEMA_VERSION: number = MIGRATIONS.length;
