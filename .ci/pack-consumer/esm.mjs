@@ -16,7 +16,20 @@ import express from 'express';
 import { exerciseEntries } from './exercise.mjs';
 
 await exerciseEntries(
-  { core, otel, schemas, adapterKit, router, pg, redis, verify, verifyExpress, verifyFetch, verifyWeb, express },
+  {
+    core,
+    otel,
+    schemas,
+    adapterKit,
+    router,
+    pg,
+    redis,
+    verify,
+    verifyExpress,
+    verifyFetch,
+    verifyWeb,
+    express,
+  },
   assert,
 );
 console.log('esm consumer: ok');

@@ -52,7 +52,11 @@ async function signAndVerify({ verify, verifyWeb }, assert) {
 }
 
 async function runService({ core, otel, schemas, router, express }, assert) {
-  assert.equal(schemas.putConfigBodySchema.safeParse({ webhookUrl: 'x' }).success, false, 'schemas entry parses');
+  assert.equal(
+    schemas.putConfigBodySchema.safeParse({ webhookUrl: 'x' }).success,
+    false,
+    'schemas entry parses',
+  );
   const webhooks = core.createWebhookService({
     store: core.createMemoryStore(),
     queue: core.createMemoryQueue(),
