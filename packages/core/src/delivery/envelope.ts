@@ -89,11 +89,11 @@ function jsonNumber(value: number): string {
  * verify the raw body, so the bytes signed must be the bytes sent.
  *
  * The output is what `JSON.stringify` gives for the envelope with its keys in
- * that order (a property test holds it to that). It is assembled field by field
- * because stringifying the whole object was the largest single cost of sending
- * in bench/delivery; only the free-form metadata goes through JSON.stringify.
+ * that order (a property test holds it to that). It is assembled field by field;
+ * only the free-form metadata goes through JSON.stringify.
  */
 export function serializeEnvelope(envelope: WebhookEnvelope): string {
+  // Measured: docs/benchmarks.md "Envelope serialisation" (1.8–2.8× JSON.stringify, ~1.7 µs of a ~60 µs attempt).
   return (
     `{"webhookId":${jsonString(envelope.webhookId)}` +
     `,"eventType":${jsonString(envelope.eventType)}` +
