@@ -1,6 +1,7 @@
 import type { WebhookService } from '@svc/webhooks-core';
 import type pg from 'pg';
-import { MIGRATIONS, migrationChecksum } from '../../packages/pg/src/schema/migration';
+import { migrationChecksum } from '../../packages/pg/src/schema/migration';
+import { MIGRATIONS } from '../../packages/pg/src/schema/migration-list';
 import { createBenchPool, freshSchema } from './bench-database';
 import { type LatencySummary, summarize } from './percentiles';
 import { createBenchService } from './svc-setup';
