@@ -1,5 +1,11 @@
 import { createServer } from 'node:net';
-import { hostResolver, startTestReceiver, type TestReceiver } from '@svc/test-support';
+import {
+  hostResolver,
+  startDnsServer,
+  startTestReceiver,
+  type TestDnsServer,
+  type TestReceiver,
+} from '@svc/test-support';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTransport, type Transport, type TransportOptions } from '../src/transport/transport';
 import { createUrlPolicy, type UrlPolicy } from '../src/transport/url-policy';
@@ -294,5 +300,120 @@ describe('send-time URL check and connection pinning', () => {
     expect(third).toMatchObject({ ok: false, errorKind: 'connect' });
     expect(receiver.requests).toHaveLength(2);
     expect(receiver.requests[1]?.remotePort).toBe(receiver.requests[0]?.remotePort);
+  });
+});
+
+describe('hostnames through the built-in resolver and a real DNS server on the loopback', () => {
+  let dns: TestDnsServer;
+  let now = 0;
+  /** Private networks are allowed where the receiver (on 127.0.0.1) must be reached. */
+  const policyOn = (options: { allowPrivateNetworks?: boolean; lookupTimeoutMs?: number } = {}) =>
+    createUrlPolicy(
+      { allowPrivateNetworks: true, dnsServers: [dns.address], ...options },
+      { now: () => now },
+    );
+
+  beforeAll(async () => {
+    dns = await startDnsServer();
+  });
+
+  afterAll(async () => {
+    await dns.close();
+  });
+
+  beforeEach(() => {
+    now = 1_000_000;
+    dns.resetCounts();
+  });
+
+  it('delivers to the checked address, with the hostname as SNI and Host', async () => {
+    dns.set('named.hooks.test', { a: ['127.0.0.1'], ttl: 60 });
+    const url = `https://named.hooks.test:${receiver.port}/hooks`;
+    const outcome = await transportFor({ urlPolicy: policyOn() }).send(delivery(url));
+    expect(outcome.ok).toBe(true);
+    expect(receiver.requests[0]?.servername).toBe('named.hooks.test');
+    expect(receiver.requests[0]?.headers.host).toBe(`named.hooks.test:${receiver.port}`);
+  });
+
+  it('sends within the TTL make no query and reuse the keep-alive connection', async () => {
+    dns.set('warm.hooks.test', { a: ['127.0.0.1'], ttl: 60 });
+    const transport = transportFor({ urlPolicy: policyOn(), connectionsPerOrigin: 1 });
+    const url = `https://warm.hooks.test:${receiver.port}/hooks`;
+    for (let i = 0; i < 5; i++) expect((await transport.send(delivery(url))).ok).toBe(true);
+    expect(dns.queries('warm.hooks.test')).toBe(2);
+    expect(new Set(receiver.requests.map((request) => request.remotePort)).size).toBe(1);
+  });
+
+  it('concurrent sends to a cold hostname share one A and one AAAA query', async () => {
+    dns.set('cold.hooks.test', { a: ['127.0.0.1'], ttl: 60, delayMs: 50 });
+    const transport = transportFor({ urlPolicy: policyOn() });
+    const url = `https://cold.hooks.test:${receiver.port}/hooks`;
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => transport.send(delivery(url))));
+    expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+    expect(dns.queries('cold.hooks.test', 'A')).toBe(1);
+    expect(dns.queries('cold.hooks.test', 'AAAA')).toBe(1);
+  });
+
+  it('a changed answer after the TTL opens a new pool: the old keep-alive socket is not reused', async () => {
+    // 127.0.0.2 is loopback too, but the receiver listens on 127.0.0.1 only: reaching it proves a stale socket.
+    dns.set('moving.hooks.test', (query) =>
+      query.type === 'A' ? { a: [query.count === 1 ? '127.0.0.1' : '127.0.0.2'], ttl: 10 } : {},
+    );
+    const transport = transportFor({ urlPolicy: policyOn(), connectionsPerOrigin: 1 });
+    const url = `https://moving.hooks.test:${receiver.port}/hooks`;
+    expect((await transport.send(delivery(url))).ok).toBe(true);
+    expect((await transport.send(delivery(url))).ok).toBe(true);
+    now += 10_000;
+    expect(await transport.send(delivery(url))).toMatchObject({ ok: false, errorKind: 'connect' });
+    expect(receiver.requests).toHaveLength(2);
+    expect(dns.queries('moving.hooks.test', 'A')).toBe(2);
+  });
+
+  it('DNS rebinding: public when checked, 127.0.0.1 once that answer expired: refused, nothing connects', async () => {
+    dns.set('rebind.hooks.test', (query) =>
+      query.type === 'A' ? { a: [query.count === 1 ? '93.184.216.34' : '127.0.0.1'], ttl: 5 } : {},
+    );
+    const urlPolicy = policyOn({ allowPrivateNetworks: false });
+    const url = `https://rebind.hooks.test:${receiver.port}/hooks`;
+    await urlPolicy.check(url);
+    now += 5000;
+    // Guard: the public answer must be gone before anything is sent (it is never a target of this test).
+    expect(urlPolicy.known(url)).toBeUndefined();
+    const outcome = await transportFor({ urlPolicy }).send(delivery(url));
+    expect(outcome).toMatchObject({ ok: false, statusCode: null, errorKind: 'private_address' });
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('a name whose DNS server never answers fails as dns at lookupTimeoutMs, within the attempt', async () => {
+    dns.set('dead.hooks.test', { silent: true });
+    const transport = transportFor({ urlPolicy: policyOn({ lookupTimeoutMs: 300 }), timeoutMs: 2000 });
+    const outcome = await transport.send(delivery(`https://dead.hooks.test:${receiver.port}/hooks`));
+    expect(outcome).toMatchObject({ ok: false, statusCode: null, errorKind: 'dns' });
+    expect(outcome.errorMessage).toContain('did not resolve within 300 ms');
+    expect(outcome.durationMs).toBeLessThan(1500);
+  });
+
+  it("an agency past its lookup limit gets a dns outcome at once; another agency's send goes on", async () => {
+    // One label under hooks.test each: the test certificate's *.hooks.test covers no deeper name.
+    for (const host of ['slow-one', 'slow-two'])
+      dns.set(`${host}.hooks.test`, { a: ['127.0.0.1'], delayMs: 300 });
+    const urlPolicy = createUrlPolicy({
+      allowPrivateNetworks: true,
+      dnsServers: [dns.address],
+      maxLookupsPerAgency: 1,
+    });
+    const transport = transportFor({ urlPolicy });
+    const to = (host: string) => delivery(`https://${host}.hooks.test:${receiver.port}/hooks`);
+    let firstSettled = false;
+    const first = transport.send(to('slow-one'), { agencyId: 'a' }).finally(() => {
+      firstSettled = true;
+    });
+    const refused = await transport.send(to('slow-two'), { agencyId: 'a' });
+    expect(firstSettled).toBe(false);
+    expect(refused).toMatchObject({ ok: false, errorKind: 'dns' });
+    expect(refused.errorMessage).toContain('lookups in flight');
+    const [own, other] = await Promise.all([first, transport.send(to('slow-two'), { agencyId: 'b' })]);
+    expect([own.ok, other.ok]).toEqual([true, true]);
+    expect(receiver.requests).toHaveLength(2);
   });
 });

@@ -191,7 +191,7 @@ async function putConfig(engine: Engine, agencyId: string, body: PutConfigBody):
   const parsed = parseWithSchema(putConfigBodySchema, body, 'webhook configuration');
   const subscribedEventTypes = [...new Set(parsed.subscribedEventTypes)];
   engine.events.assertKnownTypes(subscribedEventTypes);
-  await engine.urlPolicy.check(parsed.webhookUrl);
+  await engine.urlPolicy.check(parsed.webhookUrl, { agencyId });
   const { config, created } = await engine.store.upsertConfig({
     agencyId,
     webhookUrl: parsed.webhookUrl,
@@ -216,6 +216,7 @@ async function sendTest(engine: Engine, agencyId: string): Promise<TestResult> {
   const envelope = buildTestEnvelope(agencyId, newId(), engine.clock());
   const outcome = await engine.transport.send(
     buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret),
+    { agencyId },
   );
   return { success: outcome.ok, statusCode: outcome.statusCode ?? 0, message: describeTestOutcome(outcome) };
 }

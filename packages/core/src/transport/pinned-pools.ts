@@ -5,14 +5,14 @@ import { WebhookError } from '../errors';
 import type { CheckedUrl, ResolvedAddress } from './url-policy';
 
 /** What a send after `close()` is told: a host wiring mistake, so it names the package. */
-const TRANSPORT_CLOSED_MESSAGE =
+export const TRANSPORT_CLOSED_MESSAGE =
   '@svc/webhooks-core: the transport is closed (service.close() was called); create a new service to send again.';
 
 /*
  * Connection pinning: why one pool per (origin, checked address set).
  *
- * The URL policy resolves the hostname and checks every address just before a
- * send. If the connection then resolved the name again, a DNS server under an
+ * The URL policy resolves the hostname and checks every address before a
+ * send (or reuses a judged answer within its TTL: dns-cache.ts). If the connection then resolved the name again, a DNS server under an
  * attacker's control could answer a public address to the check and 127.0.0.1
  * to the connect (DNS rebinding). So the socket never resolves anything: each
  * pool is built with a `connect.lookup` that answers only the addresses the

@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { version } from '../../package.json';
 import { withinDeadline } from '../deadline';
 import type { AttemptErrorKind, AttemptOutcome } from '../delivery/attempt-outcome';
-import { InvalidWebhookUrlError } from '../errors';
+import { InvalidWebhookUrlError, WebhookError } from '../errors';
 import { classifyRequestError, isInvalidArgument } from './attempt-error';
 import { exchange } from './exchange';
-import { createPinnedPools } from './pinned-pools';
+import { createPinnedPools, TRANSPORT_CLOSED_MESSAGE } from './pinned-pools';
 import { parseRetryAfter } from './retry-after';
 import type { CheckedUrl, UrlPolicy } from './url-policy';
 
@@ -21,7 +21,7 @@ import type { CheckedUrl, UrlPolicy } from './url-policy';
  * worker's lease only has to outlast `timeoutMs`.
  */
 
-/** Options of {@link createTransport}. */
+/** HTTP delivery settings: the `transport` option of {@link createWebhookService}. */
 export interface TransportOptions {
   /**
    * Time budget of one attempt in ms: send-time DNS check, connect, TLS,
@@ -69,16 +69,22 @@ export interface OutgoingDelivery {
   headers: Record<string, string>;
 }
 
+/** Options of {@link Transport.send}. */
+export interface SendOptions {
+  /** Aborts the attempt early (reported as `timeout`). */
+  signal?: AbortSignal | undefined;
+  /** The agency the delivery belongs to: a DNS lookup the send-time check starts counts against its limit. */
+  agencyId?: string | undefined;
+}
+
 /** Sends deliveries; one attempt per call. */
 export interface Transport {
   /**
    * Makes one attempt. Never throws for a failed delivery: every network or HTTP
    * failure comes back as an outcome with its `errorKind`. Only misuse (bad
    * header values, a closed transport) throws.
-   *
-   * @param options.signal - aborts the attempt early (reported as `timeout`)
    */
-  send(delivery: OutgoingDelivery, options?: { signal?: AbortSignal }): Promise<AttemptOutcome>;
+  send(delivery: OutgoingDelivery, options?: SendOptions): Promise<AttemptOutcome>;
   /** Closes the keep-alive connections after in-flight attempts finish. */
   close(): Promise<void>;
 }
@@ -183,10 +189,10 @@ function requestHeaders(delivery: OutgoingDelivery, userAgent: string): Record<s
 /**
  * Creates the HTTP transport of the worker and of `sendTest`.
  *
- * Each `send` re-checks the URL with a fresh resolution, then POSTs over a
- * keep-alive connection pinned to the checked addresses. Redirects are never
- * followed, the response body is read up to `maxResponseBytes`, and the whole
- * attempt is bounded by `timeoutMs`.
+ * Each `send` re-checks the URL (on a fresh resolution, or on a judged DNS
+ * answer within its TTL), then POSTs over a keep-alive connection pinned to
+ * the checked addresses. Redirects are never followed, the response body is
+ * read up to `maxResponseBytes`, and the whole attempt is bounded by `timeoutMs`.
  *
  * @example
  * ```ts
@@ -211,10 +217,15 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
   const checkUrl = async (
     url: string,
     clock: AttemptClock,
-    signal: AbortSignal | undefined,
+    sendOptions: SendOptions | undefined,
   ): Promise<CheckedUrl | AttemptOutcome> => {
+    const signal = sendOptions?.signal;
     try {
-      const bounded = await withinDeadline(urlPolicy.check(url), timeoutMs, signal);
+      const bounded = await withinDeadline(
+        urlPolicy.check(url, { agencyId: sendOptions?.agencyId }),
+        timeoutMs,
+        signal,
+      );
       if (bounded.kind === 'done') return bounded.value;
       if (bounded.kind === 'aborted') return failure(clock, 'timeout', ABORTED_MESSAGE);
       return failure(
@@ -264,11 +275,11 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
   const checkThenPost = async (
     delivery: OutgoingDelivery,
     clock: AttemptClock,
-    signal: AbortSignal | undefined,
+    sendOptions: SendOptions | undefined,
   ): Promise<AttemptOutcome> => {
-    const checked = await checkUrl(delivery.url, clock, signal);
+    const checked = await checkUrl(delivery.url, clock, sendOptions);
     if ('ok' in checked) return checked; // refused or out of time: the outcome, nothing sent
-    return await post(checked, delivery, clock, signal);
+    return await post(checked, delivery, clock, sendOptions?.signal);
   };
 
   let closed = false;
@@ -277,13 +288,15 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
     // returning it would wrap it in a second one, three microtask turns per attempt.
     send(delivery, sendOptions) {
       if (closed) {
-        return Promise.reject(new Error('The transport is closed; create a new one to send again.'));
+        return Promise.reject(new WebhookError('transport_closed', TRANSPORT_CLOSED_MESSAGE));
       }
       const clock: AttemptClock = { startedAt: performance.now() };
-      const signal = sendOptions?.signal;
-      // IP-literal hosts need no lookup; their check result is reused as is.
+      // IP-literal hosts, and hostnames whose judged DNS answer is within its TTL,
+      // need no lookup: their check result is reused as is.
       const known = urlPolicy.known(delivery.url);
-      return known ? post(known, delivery, clock, signal) : checkThenPost(delivery, clock, signal);
+      return known
+        ? post(known, delivery, clock, sendOptions?.signal)
+        : checkThenPost(delivery, clock, sendOptions);
     },
     close() {
       closed = true;

@@ -1,26 +1,26 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setNewest } from '../bounded-map';
 import { type DeadlineResult, withinDeadline } from '../deadline';
-import { InvalidWebhookUrlError } from '../errors';
+import { InvalidOptionError, InvalidWebhookUrlError } from '../errors';
+import {
+  answerTtlMs,
+  createDnsCache,
+  type HostRefusal,
+  type HostVerdict,
+  isFresh,
+  type JudgedAnswer,
+  lookupFailureTtlMs,
+  refusalTtlMs,
+} from './dns-cache';
+import { createDnsResolver, type HostResolver, isLocalhostName, type ResolvedAddress } from './dns-resolver';
 import { isPublicAddress } from './public-address';
+import { createSharedLookups } from './shared-lookups';
 
+export type { HostResolver, ResolvedAddress } from './dns-resolver';
 export { isPublicAddress } from './public-address';
 
-/** One address a hostname resolved to. */
-export interface ResolvedAddress {
-  /** Canonical IPv4 dotted quad or IPv6 text form (no brackets). */
-  address: string;
-  family: 4 | 6;
-}
-
-/**
- * Resolves a hostname to every A and AAAA address it has, like
- * `dns.promises.lookup(hostname, { all: true })`. Rejects (or answers an empty
- * list) when the name does not resolve.
- */
-export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
-
-/** Options of {@link createUrlPolicy}. */
+/** Which webhook URLs are accepted: the `urlPolicy` option of {@link createWebhookService}. */
 export interface UrlPolicyOptions {
   /**
    * Accept `http:` URLs as well as `https:`. Development only: deliveries would
@@ -36,19 +36,41 @@ export interface UrlPolicyOptions {
    */
   allowPrivateNetworks?: boolean;
   /**
-   * Resolver used at configuration time and again before every send.
-   * @default the system resolver: `dns.promises.lookup(hostname, { all: true, verbatim: true })`
+   * Resolver used at configuration time and again before every send; replaces
+   * the built-in one entirely (`dnsServers` is then ignored). Its answers are
+   * cached, once checked, only when every address carries a `ttl`; its
+   * failures are never cached.
+   * @default the built-in c-ares resolver: `dns.promises.Resolver`, A and AAAA in parallel, answers cached for their TTL
    * @example
    * ```ts
-   * createUrlPolicy({ resolve: async () => [{ address: '93.184.216.34', family: 4 }] });
+   * createUrlPolicy({ resolve: async () => [{ address: '93.184.216.34', family: 4, ttl: 60 }] });
    * ```
    */
   resolve?: HostResolver;
   /**
-   * Longest wait for `resolve`, in ms; a slower answer counts as `unresolvable_host`.
+   * DNS servers of the built-in resolver, as `Resolver#setServers` takes them:
+   * an IPv4 or IPv6 address with an optional port.
+   * @default the system's servers (from `/etc/resolv.conf`)
+   * @example
+   * ```ts
+   * createUrlPolicy({ dnsServers: ['10.0.0.2', '127.0.0.1:5353', '[2606:4700:4700::1111]:53'] });
+   * ```
+   */
+  dnsServers?: string[];
+  /**
+   * Longest wait for a DNS answer, in ms; a slower answer counts as
+   * `unresolvable_host`. The built-in resolver cancels its queries then.
    * @default 5000
    */
   lookupTimeoutMs?: number;
+  /**
+   * DNS lookups one agency may have in flight at once. Lookups of one hostname
+   * are shared and count once, so an agency sending to its one receiver uses
+   * one. Past the limit a check fails at once as `unresolvable_host` (a send's
+   * error kind is `dns`) and nothing is queried or cached.
+   * @default 4
+   */
+  maxLookupsPerAgency?: number;
 }
 
 /** A URL that passed the policy, with the addresses that were checked. */
@@ -63,19 +85,27 @@ export interface CheckedUrl {
   addresses: ResolvedAddress[];
 }
 
+/** Options of {@link UrlPolicy.check}. */
+export interface UrlCheckOptions {
+  /** The agency the URL belongs to: a lookup this check starts counts against its limit. */
+  agencyId?: string | undefined;
+}
+
 /** The URL rules of the service (https only, resolvable, public addresses only). */
 export interface UrlPolicy {
   readonly allowHttp: boolean;
   readonly allowPrivateNetworks: boolean;
   /**
-   * Checks `url` with a fresh resolution of its hostname.
+   * Checks `url`: on a fresh resolution of its hostname, or on a judged answer
+   * still within its TTL.
    * @throws {@link InvalidWebhookUrlError} with the reason the URL was refused.
    */
-  check(url: string): Promise<CheckedUrl>;
+  check(url: string, options?: UrlCheckOptions): Promise<CheckedUrl>;
   /**
-   * The result of an earlier successful check of exactly this URL when it needs
-   * no DNS (an IP-literal host), so a sender can skip an asynchronous step;
-   * undefined otherwise.
+   * The result of an earlier successful check of exactly this URL that is
+   * still valid without any I/O (an IP-literal host, or a hostname whose
+   * judged answer is within its TTL), so a sender can skip an asynchronous
+   * step; undefined otherwise.
    */
   known(url: string): CheckedUrl | undefined;
 }
@@ -83,23 +113,21 @@ export interface UrlPolicy {
 /** The two switches {@link assertUrlShape} needs. */
 export type UrlShapeRules = Pick<UrlPolicyOptions, 'allowHttp' | 'allowPrivateNetworks'>;
 
-const DEFAULT_LOOKUP_TIMEOUT_MS = 5000;
+/** What tests may replace in {@link createUrlPolicy}; not part of the options. */
+export interface UrlPolicyInternals {
+  /** Monotonic clock in ms for the DNS cache. @default performance.now */
+  now?: () => number;
+}
 
-const systemResolver: HostResolver = async (hostname) => {
-  const answers = await lookup(hostname, { all: true, verbatim: true });
-  return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
-};
+const DEFAULT_LOOKUP_TIMEOUT_MS = 5000;
+const DEFAULT_MAX_LOOKUPS_PER_AGENCY = 4;
+/** Most hostnames whose judged answers are kept, and most URLs whose checks are (oldest dropped first). */
+const CACHE_SIZE = 10_000;
 
 /** Hostname without IPv6 brackets. */
 function bareHostname(url: URL): string {
   const { hostname } = url;
   return hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-}
-
-/** `localhost` and its subdomains (RFC 6761), with or without the root dot. */
-function isLocalhostName(hostname: string): boolean {
-  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
-  return name === 'localhost' || name.endsWith('.localhost');
 }
 
 function parseUrl(url: string): URL {
@@ -151,52 +179,158 @@ export function assertUrlShape(url: string, rules: UrlShapeRules): URL {
   return parsed;
 }
 
-function unresolvable(hostname: string, detail: string, cause?: unknown): InvalidWebhookUrlError {
-  return new InvalidWebhookUrlError(
-    'unresolvable_host',
-    `The host "${hostname}" ${detail}. Check the spelling and the DNS records of the webhook URL.`,
-    { cause },
-  );
+function unresolvable(hostname: string, detail: string, cause?: unknown): HostRefusal {
+  return {
+    ok: false,
+    reason: 'unresolvable_host',
+    message: `The host "${hostname}" ${detail}. Check the spelling and the DNS records of the webhook URL.`,
+    cause,
+  };
 }
 
-/** Runs the resolver with a deadline; every failure becomes `unresolvable_host`. */
-async function resolveWithin(resolve: HostResolver, hostname: string, timeoutMs: number) {
-  let result: DeadlineResult<ResolvedAddress[]>;
-  try {
-    result = await withinDeadline(Promise.resolve(resolve(hostname)), timeoutMs);
-  } catch (error) {
-    throw unresolvable(hostname, 'does not resolve', error);
-  }
-  if (result.kind !== 'done') throw unresolvable(hostname, `did not resolve within ${timeoutMs} ms`);
-  return result.value;
+function privateAddress(hostname: string): HostRefusal {
+  // The address itself stays out of the message: it would tell a tenant how internal names resolve.
+  return {
+    ok: false,
+    reason: 'private_address',
+    message: `The host "${hostname}" resolves to a private, loopback or reserved address; webhooks go to public addresses only.`,
+  };
+}
+
+function refusal(verdict: HostRefusal): InvalidWebhookUrlError {
+  return new InvalidWebhookUrlError(verdict.reason, verdict.message, { cause: verdict.cause });
 }
 
 /** Keeps only well-formed answers; a resolver answering garbage has not resolved the name. */
 function validAnswers(answers: readonly ResolvedAddress[]): ResolvedAddress[] {
-  return answers
-    .filter((answer) => isIP(answer.address) !== 0)
-    .map(({ address }) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
+  return answers.filter((answer) => isIP(answer.address) !== 0);
 }
 
-async function addressesOf(hostname: string, resolve: HostResolver, timeoutMs: number) {
-  const family = isIP(hostname);
-  // IP literal hosts are checked as they are: no DNS query is made for them.
-  if (family !== 0) return [{ address: hostname, family: family === 6 ? 6 : 4 } satisfies ResolvedAddress];
-  const answers = validAnswers(await resolveWithin(resolve, hostname, timeoutMs));
-  if (answers.length === 0) throw unresolvable(hostname, 'has no A or AAAA record');
-  return answers;
+/** The addresses as checked results carry them: canonical family, no TTL. */
+function checkedAddresses(answers: readonly ResolvedAddress[]): ResolvedAddress[] {
+  return answers.map(({ address }) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
 }
 
-/** Most URL-check results kept for IP-literal hosts (the cache is emptied when full). */
-const LITERAL_CACHE_SIZE = 1024;
+/** The resolved settings of a policy, shared by its helpers. */
+interface PolicySettings {
+  allowPrivateNetworks: boolean;
+  resolve: HostResolver;
+  lookupTimeoutMs: number;
+  /** Failures are cached only for the built-in resolver, whose errors are known DNS outcomes. */
+  cacheFailures: boolean;
+}
+
+/** A lookup of `hostname` and the policy's verdict on it, with how long that verdict may be reused. */
+async function lookUpAndJudge(
+  hostname: string,
+  settings: PolicySettings,
+): Promise<{ verdict: HostVerdict; ttlMs: number | null }> {
+  const { lookupTimeoutMs, cacheFailures } = settings;
+  const failed = (verdict: HostRefusal, code: string | undefined) => ({
+    verdict,
+    ttlMs: cacheFailures ? lookupFailureTtlMs(code) : null,
+  });
+  const timedOut = `did not resolve within ${lookupTimeoutMs} ms`;
+  let result: DeadlineResult<ResolvedAddress[]>;
+  try {
+    // Promise.resolve: a custom resolver that throws synchronously is caught here too.
+    result = await withinDeadline(Promise.resolve(settings.resolve(hostname)), lookupTimeoutMs);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const detail = code === 'ETIMEOUT' ? timedOut : 'does not resolve';
+    return failed(unresolvable(hostname, detail, error), code);
+  }
+  if (result.kind !== 'done') return failed(unresolvable(hostname, timedOut), 'ETIMEOUT');
+  const answers = validAnswers(result.value);
+  if (answers.length === 0) return failed(unresolvable(hostname, 'has no A or AAAA record'), 'ENODATA');
+  if (!settings.allowPrivateNetworks && !answers.every(({ address }) => isPublicAddress(address))) {
+    return { verdict: privateAddress(hostname), ttlMs: refusalTtlMs(answers) };
+  }
+  return { verdict: { ok: true, addresses: checkedAddresses(answers) }, ttlMs: answerTtlMs(answers) };
+}
+
+function positiveInteger(option: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isInteger(resolved) || resolved < 1) {
+    throw new InvalidOptionError(
+      '@svc/webhooks-core',
+      option,
+      `${option} must be a positive integer; got ${String(value)}.`,
+    );
+  }
+  return resolved;
+}
+
+/** A check result that needs no I/O until `expiresAt` (Infinity for IP-literal hosts). */
+interface KnownCheck {
+  checked: CheckedUrl;
+  expiresAt: number;
+}
+
+/**
+ * Whole check results by URL: IP-literal hosts forever (no DNS is involved),
+ * hostnames until their judged answer expires. This is what lets a send skip
+ * the asynchronous check entirely (`UrlPolicy.known`); figures in
+ * docs/benchmarks.md, section "DNS".
+ */
+function createKnownChecks(now: () => number) {
+  const entries = new Map<string, KnownCheck>();
+  return {
+    get(url: string): CheckedUrl | undefined {
+      const entry = entries.get(url);
+      if (entry === undefined) return undefined;
+      if (entry.expiresAt === Number.POSITIVE_INFINITY || isFresh(entry.expiresAt, now()))
+        return entry.checked;
+      entries.delete(url);
+      return undefined;
+    },
+    keep(url: string, checked: CheckedUrl, expiresAt: number): void {
+      setNewest(entries, url, { checked, expiresAt }, CACHE_SIZE);
+    },
+  };
+}
+
+/**
+ * The judged answer for a hostname: from the cache while fresh, otherwise from
+ * a lookup shared with every concurrent check of the name and counted against
+ * the agency that starts it.
+ */
+function createHostJudge(settings: PolicySettings, maxPerAgency: number, now: () => number) {
+  const hosts = createDnsCache(CACHE_SIZE);
+  const lookups = createSharedLookups<JudgedAnswer>(maxPerAgency);
+  const lookUp = async (hostname: string): Promise<JudgedAnswer> => {
+    const { verdict, ttlMs } = await lookUpAndJudge(hostname, settings);
+    return hosts.set(hostname, verdict, ttlMs, now());
+  };
+  return (hostname: string, agencyId: string | undefined): JudgedAnswer | Promise<JudgedAnswer> => {
+    const cached = hosts.get(hostname, now());
+    if (cached) return cached;
+    const shared = lookups.join(hostname, agencyId, () => lookUp(hostname));
+    if (shared) return shared;
+    throw refusal(
+      unresolvable(
+        hostname,
+        `was not looked up: this agency already has ${maxPerAgency} DNS lookups in flight; try again in a few seconds`,
+      ),
+    );
+  };
+}
+
+/** The check of an IP-literal host: the address as it is, no DNS query. */
+function literalCheck(parsed: URL, hostname: string, allowPrivateNetworks: boolean): CheckedUrl {
+  if (!allowPrivateNetworks && !isPublicAddress(hostname)) throw refusal(privateAddress(hostname));
+  return { url: parsed, hostname, addresses: [{ address: hostname, family: isIP(hostname) === 6 ? 6 : 4 }] };
+}
 
 /**
  * Creates the URL policy used when a configuration is saved and again before
- * every send (on a fresh resolution, so DNS rebinding is caught).
+ * every send.
  *
  * Every address the hostname resolves to must be public, not just the first:
  * an attacker who controls a DNS zone can mix one public and one internal
- * address and let the client pick.
+ * address and let the client pick. A judged answer (never a raw one) is
+ * reused for its TTL, clamped to [1 s, 5 min]; failures for at most 30 s
+ * (dns-cache.ts). Concurrent lookups of one name share one query.
  *
  * @example
  * ```ts
@@ -204,36 +338,46 @@ const LITERAL_CACHE_SIZE = 1024;
  * const { hostname, addresses } = await policy.check('https://hooks.example.com/in');
  * ```
  */
-export function createUrlPolicy(options: UrlPolicyOptions = {}): UrlPolicy {
+export function createUrlPolicy(
+  options: UrlPolicyOptions = {},
+  internals: UrlPolicyInternals = {},
+): UrlPolicy {
   const allowHttp = options.allowHttp ?? false;
   const allowPrivateNetworks = options.allowPrivateNetworks ?? false;
-  const resolve = options.resolve ?? systemResolver;
   const lookupTimeoutMs = options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
-  // A URL whose host is an IP literal always checks the same way (no DNS is
-  // involved), so its result is kept; a hostname is resolved afresh every time.
-  const literalHosts = new Map<string, CheckedUrl>();
+  const settings: PolicySettings = {
+    allowPrivateNetworks,
+    resolve:
+      options.resolve ?? createDnsResolver({ servers: options.dnsServers, timeoutMs: lookupTimeoutMs }),
+    lookupTimeoutMs,
+    cacheFailures: options.resolve === undefined,
+  };
+  const maxPerAgency = positiveInteger(
+    'urlPolicy.maxLookupsPerAgency',
+    options.maxLookupsPerAgency,
+    DEFAULT_MAX_LOOKUPS_PER_AGENCY,
+  );
+  const now = internals.now ?? (() => performance.now());
+  const judge = createHostJudge(settings, maxPerAgency, now);
+  const knownChecks = createKnownChecks(now);
   return {
     allowHttp,
     allowPrivateNetworks,
-    known: (url) => literalHosts.get(url),
-    async check(url) {
-      const known = literalHosts.get(url);
+    known: knownChecks.get,
+    async check(url, checkOptions) {
+      const known = knownChecks.get(url);
       if (known) return known;
       const parsed = assertUrlShape(url, { allowHttp, allowPrivateNetworks });
       const hostname = bareHostname(parsed);
-      const addresses = await addressesOf(hostname, resolve, lookupTimeoutMs);
-      if (!allowPrivateNetworks && !addresses.every(({ address }) => isPublicAddress(address))) {
-        // The address itself stays out of the message: it would tell a tenant how internal names resolve.
-        throw new InvalidWebhookUrlError(
-          'private_address',
-          `The host "${hostname}" resolves to a private, loopback or reserved address; webhooks go to public addresses only.`,
-        );
-      }
-      const checked = { url: parsed, hostname, addresses };
       if (isIP(hostname) !== 0) {
-        if (literalHosts.size >= LITERAL_CACHE_SIZE) literalHosts.clear();
-        literalHosts.set(url, checked);
+        const checked = literalCheck(parsed, hostname, allowPrivateNetworks);
+        knownChecks.keep(url, checked, Number.POSITIVE_INFINITY);
+        return checked;
       }
+      const { verdict, expiresAt } = await judge(hostname, checkOptions?.agencyId);
+      if (!verdict.ok) throw refusal(verdict);
+      const checked: CheckedUrl = { url: parsed, hostname, addresses: verdict.addresses };
+      if (expiresAt !== null) knownChecks.keep(url, checked, expiresAt);
       return checked;
     },
   };

@@ -38,6 +38,7 @@ export async function runClaim(engine: Engine, claim: Claim, claimedAt: number):
   const envelope = buildEnvelope(record, record.attempt + 1, sentAt);
   const outcome = await engine.transport.send(
     buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret),
+    { agencyId: record.agencyId },
   );
   const saved = await compareAndSet(
     engine,
