@@ -1,21 +1,12 @@
-/**
- * Delivery throughput and latency of the in-memory default, against the raw
- * ceiling measured in the same run: undici Pool.request POSTs of the same signed
- * bodies, with the same headers, to the same child-process HTTPS receiver (which
- * verifies every signature) at the same concurrency.
- *
- * Run: pnpm --filter @svc/bench run delivery   (after pnpm build)
- */
-import { randomUUID } from 'node:crypto';
 import { type ReceiverProcess, spawnReceiverProcess } from '@svc/test-support';
 import {
   createMemoryQueue,
-  createMemoryStore,
   createWebhookService,
   createWorker,
   generateSigningSecret,
   type WebhookStore,
 } from '@svc/webhooks-core';
+import { configuredMemoryStore, jobCancelled } from '../lib/memory-fixtures';
 import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
 import { type LatencyResult, measureLatency } from './latency';
 import { measureRawCeiling } from './raw-ceiling';
@@ -47,29 +38,8 @@ async function setUp(): Promise<Setup> {
  * secret), so every measurement starts from the same state instead of carrying
  * the records of the measurements before it.
  */
-async function freshStore(setup: Setup): Promise<WebhookStore> {
-  const store = createMemoryStore();
-  await store.upsertConfig({
-    agencyId: AGENCY,
-    webhookUrl: setup.receiverUrl,
-    enabled: true,
-    subscribedEventTypes: ['job_cancelled'],
-    now: Date.now(),
-    newId: randomUUID(),
-    newSigningSecret: setup.secret,
-  });
-  return store;
-}
-
-function jobCancelled(i: number) {
-  return {
-    agencyId: AGENCY,
-    eventType: 'job_cancelled' as const,
-    entityId: `job-${i}`,
-    createdByRole: 'Agent' as const,
-    createdById: 'agent-1',
-    metadata: { jobId: `job-${i}`, agencyId: AGENCY, jobNumber: i, reason: 'Tenant withdrew the request' },
-  };
+function freshStore(setup: Setup): Promise<WebhookStore> {
+  return configuredMemoryStore([{ agencyId: AGENCY, webhookUrl: setup.receiverUrl }], setup.secret);
 }
 
 /**
@@ -96,7 +66,7 @@ async function measureEngine(setup: Setup, count: number, mode: 'live' | 'backlo
   });
   const worker = createWorker(webhooks, { concurrency: CONCURRENCY, perAgencyConcurrency: CONCURRENCY });
   const emitAll = async () => {
-    for (let i = 0; i < count; i++) await webhooks.emit(jobCancelled(i));
+    for (let i = 0; i < count; i++) await webhooks.emit(jobCancelled(AGENCY, i));
   };
   if (mode === 'backlog') await emitAll();
   const started = performance.now();

@@ -1,29 +1,13 @@
-/**
- * Hostname receivers against IP-literal receivers, through the whole engine
- * (memory store and queue, worker, URL policy, transport), with a real DNS
- * server on the loopback (UDP, DNS wire format) answering `*.hooks.test`
- * after a configurable delay.
- *
- * The receivers are one child process listening on RECEIVERS ports of
- * 127.0.0.1; agency i sends to port i, named `r<i>.hooks.test:PORT` in one
- * path and `127.0.0.1:PORT` in the other: the same receivers, as many origins
- * in both paths. Every measurement starts from a new service (so a cold DNS
- * cache and cold connection pools) and sits between two measurements of the
- * path it is compared with; its ratio is to their mean.
- *
- * Run: pnpm --filter @svc/bench run dns   (after pnpm build)
- */
-import { randomUUID } from 'node:crypto';
 import { startDnsServer, type TestDnsServer } from '@svc/test-support';
 import {
   createMemoryQueue,
-  createMemoryStore,
   createWebhookService,
   createWorker,
   generateSigningSecret,
   type WebhookService,
   type WebhookStore,
 } from '@svc/webhooks-core';
+import { configuredMemoryStore, jobCancelled } from '../lib/memory-fixtures';
 import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
 import { type BenchReceivers, startReceivers } from './receivers';
 
@@ -100,36 +84,18 @@ function urlOf(setup: Setup, plan: Plan, i: number): string {
     : `https://${prefix}${i}.hooks.test:${port}/hooks`;
 }
 
-async function storeFor(setup: Setup, plan: Plan): Promise<WebhookStore> {
-  const store = createMemoryStore();
-  const agencies: Array<[string, string]> = Array.from({ length: RECEIVERS }, (_, i) => [
-    agencyId(i),
-    urlOf(setup, plan, i),
-  ]);
-  if (plan.deadAgency) agencies.push([DEAD_AGENCY, `https://${DEAD_HOST}:${setup.receivers.ports[0]}/hooks`]);
-  for (const [agency, webhookUrl] of agencies) {
-    await store.upsertConfig({
-      agencyId: agency,
-      webhookUrl,
-      enabled: true,
-      subscribedEventTypes: ['job_cancelled'],
-      now: Date.now(),
-      newId: randomUUID(),
-      newSigningSecret: setup.secret,
+function storeFor(setup: Setup, plan: Plan): Promise<WebhookStore> {
+  const configs = Array.from({ length: RECEIVERS }, (_, i) => ({
+    agencyId: agencyId(i),
+    webhookUrl: urlOf(setup, plan, i),
+  }));
+  if (plan.deadAgency) {
+    configs.push({
+      agencyId: DEAD_AGENCY,
+      webhookUrl: `https://${DEAD_HOST}:${setup.receivers.ports[0]}/hooks`,
     });
   }
-  return store;
-}
-
-function jobCancelled(agency: string, i: number) {
-  return {
-    agencyId: agency,
-    eventType: 'job_cancelled' as const,
-    entityId: `job-${i}`,
-    createdByRole: 'Agent' as const,
-    createdById: 'agent-1',
-    metadata: { jobId: `job-${i}`, agencyId: agency, jobNumber: i, reason: 'Tenant withdrew the request' },
-  };
+  return configuredMemoryStore(configs, setup.secret);
 }
 
 function newTracker(): Tracker {
