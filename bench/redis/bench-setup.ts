@@ -45,23 +45,6 @@ export async function setUpBench(): Promise<BenchSetup> {
   };
 }
 
-/** A `job_cancelled` event of the bench agency. */
-export function jobCancelled(index: number) {
-  return {
-    agencyId: AGENCY,
-    eventType: 'job_cancelled' as const,
-    entityId: `job-${index}`,
-    createdById: 'agent-1',
-    createdByRole: 'Agent' as const,
-    metadata: {
-      jobId: `job-${index}`,
-      agencyId: AGENCY,
-      jobNumber: index,
-      reason: 'Tenant withdrew the request',
-    },
-  };
-}
-
 /** Resolves once `isDone()` holds, checking every few ms. */
 export async function until(isDone: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = performance.now() + timeoutMs;

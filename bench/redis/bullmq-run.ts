@@ -5,7 +5,8 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { Pool } from 'undici';
 // Not public API: the benchmark builds the very bytes the engine sends, so BullMQ does the same work.
 import { buildEnvelope, serializeEnvelope } from '../../packages/core/src/delivery/envelope';
-import { AGENCY, type BenchSetup, jobCancelled, REDIS_URL, type Regime, until } from './bench-setup';
+import { jobCancelled } from '../lib/memory-fixtures';
+import { AGENCY, type BenchSetup, REDIS_URL, type Regime, until } from './bench-setup';
 
 /** What a plain BullMQ job carries: the delivery itself, since there is no store. */
 type DeliveryJob = { deliveryId: string; event: ReturnType<typeof jobCancelled>; createdAt: number };
@@ -75,7 +76,7 @@ async function startBullmq(setup: BenchSetup, name: string, concurrency: number,
     add: (index: number, deliveryId: string = makeDeliveryId()) =>
       queue.add(
         'deliver',
-        { deliveryId, event: jobCancelled(index), createdAt: Date.now() },
+        { deliveryId, event: jobCancelled(AGENCY, index), createdAt: Date.now() },
         { jobId: deliveryId, removeOnComplete: true, removeOnFail: true, attempts: 5 },
       ),
     async stop() {

@@ -1,7 +1,8 @@
 import { createWebhookService, createWorker, type WebhookHooks } from '@svc/webhooks-core';
 import { Redis } from 'ioredis';
 import { createRedisQueue, createRedisStore, createRedisWebhooks } from '../../packages/redis/src/index';
-import { AGENCY, type BenchSetup, jobCancelled, REDIS_URL, type Regime, until } from './bench-setup';
+import { jobCancelled } from '../lib/memory-fixtures';
+import { AGENCY, type BenchSetup, REDIS_URL, type Regime, until } from './bench-setup';
 
 /**
  * How the engine's store and queue are made: `linked` is `createRedisWebhooks`
@@ -79,7 +80,7 @@ export async function measureEngineRate(
   let delivered = 0;
   const engine = await startEngine(setup, name, mode, concurrency, { onDelivered: () => void delivered++ });
   const emitAll = async () => {
-    for (let index = 0; index < count; index++) await engine.webhooks.emit(jobCancelled(index));
+    for (let index = 0; index < count; index++) await engine.webhooks.emit(jobCancelled(AGENCY, index));
   };
   const startWorker = () => engine.worker.start();
   const [before, timed] = regime === 'live' ? [startWorker, emitAll] : [emitAll, startWorker];
@@ -111,7 +112,7 @@ export async function measureEngineLatency(
     const wait = started + (index * 1000) / perSecond - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const at = performance.now();
-    const emitted = await engine.webhooks.emit(jobCancelled(index));
+    const emitted = await engine.webhooks.emit(jobCancelled(AGENCY, index));
     if (emitted) emittedAt.set(emitted.deliveryId, at);
   }
   await until(() => deliveredAt.size >= count, 30_000, 'paced engine deliveries');
