@@ -1,4 +1,11 @@
-import { InvalidOptionError } from '@svc/webhooks-core';
+import {
+  createEventCatalogue,
+  type EventCatalogue,
+  type EventDefinition,
+  InvalidOptionError,
+  webhookTestEvent,
+} from '@svc/webhooks-core';
+import { buildEventJsonSchema } from '@svc/webhooks-core/schemas';
 import { apiErrorCodes, codesWithStatus, PACKAGE_NAME, type WebhookApiErrorCode } from './errors';
 import {
   type ConvertedSchema,
@@ -16,6 +23,8 @@ export interface OpenApiDocument {
   security: Record<string, string[]>[];
   tags: { name: string; description: string }[];
   paths: Record<string, Record<string, JsonSchema>>;
+  /** The deliveries the service sends to an agency's webhook URL: one `post` per event type. */
+  webhooks: Record<string, Record<string, JsonSchema>>;
   components: {
     securitySchemes: Record<string, JsonSchema>;
     schemas: Record<string, JsonSchema>;
@@ -36,6 +45,12 @@ export interface OpenApiDocumentOptions {
    * @default none (paths are relative to wherever the document is served from)
    */
   servers?: { url: string; description?: string }[];
+  /**
+   * The event catalogue whose event types the `webhooks` section describes (`webhook_test` is always
+   * added): pass the service's own when the host defines event types.
+   * @default createEventCatalogue() (the built-in event types)
+   */
+  events?: EventCatalogue;
 }
 
 /** The mount path the spec gives the management API. */
@@ -43,6 +58,7 @@ export const WEBHOOK_API_BASE_PATH = '/v1/agency/webhooks';
 
 const ERROR_SCHEMA_ID = 'WebhookApiErrorBody';
 const SECURITY_SCHEME = 'agentToken';
+const SIGNATURE_SCHEME = 'webhookSignature';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -83,6 +99,10 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
     const path = basePath + toOpenApiPath(route.path);
     paths[path] = { ...paths[path], [route.method]: describeOperation(route, use) };
   }
+  const webhooks: OpenApiDocument['webhooks'] = {};
+  for (const definition of [...(options.events ?? createEventCatalogue()).definitions, webhookTestEvent]) {
+    webhooks[definition.type] = { post: describeWebhook(definition, schemas) };
+  }
   return {
     openapi: '3.1.0',
     info: {
@@ -95,8 +115,13 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
     tags: [
       { name: 'Configuration', description: 'The agency’s one webhook configuration.' },
       { name: 'Deliveries', description: 'The delivery log and replay.' },
+      {
+        name: 'Events',
+        description: 'Deliveries the service sends to the agency’s webhook URL, one kind per event type.',
+      },
     ],
     paths,
+    webhooks,
     components: {
       securitySchemes: {
         [SECURITY_SCHEME]: {
@@ -105,6 +130,13 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
           name: 'authorization',
           description:
             'An agent token, raw or as `Bearer <token>`. The agent’s agency must be active and its role `owner` or `admin`.',
+        },
+        [SIGNATURE_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Service-Signature',
+          description:
+            '`t=<epoch ms>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the agency’s signing secret. Verify it on the raw body (`verifyWebhook` of `@svc/webhooks-verify`) and answer 401 when it does not match.',
         },
       },
       schemas,
@@ -161,13 +193,69 @@ function describeOperation(route: ApiRoute, use: (converted: ConvertedSchema) =>
     ...(route.body
       ? {
           requestBody: {
-            required: true,
+            required: route.bodyOptional !== true,
             content: { 'application/json': { schema: use(convertSchema(route.body, 'input')) } },
           },
         }
       : {}),
     responses,
   };
+}
+
+/**
+ * One event type's delivery, as an OpenAPI webhook: the envelope (from the event's zod schemas, with its
+ * example) as a component named after the event type, the headers every delivery carries, and what the
+ * receiver's answers mean to the service.
+ */
+function describeWebhook(definition: EventDefinition, schemas: Record<string, JsonSchema>): JsonSchema {
+  const name = `${pascalCase(definition.type)}Event`;
+  const converted = convertSchema({ toJSONSchema: () => buildEventJsonSchema(definition) }, 'output');
+  mergeComponents(schemas, { ...converted.components, [name]: converted.schema });
+  return {
+    operationId: `${pascalCase(definition.type).replace(/^./, (first) => first.toLowerCase())}Webhook`,
+    tags: ['Events'],
+    summary: `\`${definition.type}\``,
+    description: definition.description ?? `A \`${definition.type}\` event.`,
+    security: [{ [SIGNATURE_SCHEME]: [] }],
+    parameters: [
+      {
+        name: 'X-Service-Webhook-Id',
+        in: 'header',
+        required: true,
+        description: 'The envelope’s `webhookId`, to deduplicate before parsing the body.',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'X-Service-Event-Type',
+        in: 'header',
+        required: true,
+        description: 'The envelope’s `eventType`, to route before parsing the body.',
+        schema: { type: 'string', const: definition.type },
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+    },
+    responses: {
+      '2XX': { description: 'Delivered: the delivery becomes `success`. Answer quickly, work afterwards.' },
+      '401': {
+        description: 'The signature did not verify (or is missing). A failed attempt, like any non-2xx.',
+      },
+      default: {
+        description:
+          'Any other status, a redirect (never followed) or no answer within the attempt timeout is a failed attempt: the delivery is retried on its schedule. A test event is never retried.',
+      },
+    },
+  };
+}
+
+/** `job_fulfilment_started` → `JobFulfilmentStarted`. */
+function pascalCase(snake: string): string {
+  return snake
+    .split('_')
+    .map((word) => (word[0] ?? '').toUpperCase() + word.slice(1))
+    .join('');
 }
 
 function pathParameters(route: ApiRoute): JsonSchema[] {
@@ -270,5 +358,7 @@ function documentDescription(): string {
     'Every endpoint needs an agent token in the `authorization` header (raw or `Bearer <token>`); the agent’s agency must be active and its role `owner` or `admin`. Everything is scoped to that agency.',
     '',
     'Every error is `{ "error": { "code", "message", "details"? } }`. An unknown path under the base path answers 404 `not_found`; a known path with another method answers 405 `method_not_allowed` with an `Allow` header.',
+    '',
+    'The `webhooks` describe what the service sends to the agency’s webhook URL: one signed JSON envelope per event, with `X-Service-Signature`, `X-Service-Webhook-Id` and `X-Service-Event-Type` headers.',
   ].join('\n');
 }

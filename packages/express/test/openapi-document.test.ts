@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import {
+  buildExampleEnvelope,
+  builtInEvents,
+  createEventCatalogue,
+  defineEvent,
+  webhookTestEvent,
+} from '@svc/webhooks-core';
 import Ajv2020 from 'ajv/dist/2020';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   apiErrorCodes,
   buildOpenApiDocument,
@@ -12,6 +20,11 @@ import {
 import { toOpenApiPath } from '../src/openapi';
 import { createDocumentValidator } from './openapi-validator';
 import { createHarness } from './router-harness';
+
+/** `job_created` → `JobCreated`. */
+function pascal(type: string): string {
+  return type.replace(/(^|_)([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase());
+}
 
 type RouteLayer = { route?: { path: string; methods: Record<string, boolean> } };
 
@@ -77,7 +90,7 @@ describe('openApiDocument', () => {
     });
   });
 
-  it('takes its components from the zod schemas’ ids', () => {
+  it('takes its components from the zod schemas’ ids, and names one envelope per event type', () => {
     expect(Object.keys(openApiDocument.components.schemas).sort()).toEqual(
       [
         'DeliveryDetail',
@@ -86,12 +99,32 @@ describe('openApiDocument', () => {
         'PutConfigBody',
         'ReplayResult',
         'RotatedSecret',
+        'SendTestBody',
         'TestResult',
         'WebhookConfig',
         'WebhookApiErrorBody',
+        'JobCreatedMetadata',
+        'JobCancelledMetadata',
+        'PropertyCreatedMetadata',
+        'PropertyAddress',
+        'QuoteApprovedMetadata',
+        'JobFulfilmentRatingSubmittedMetadata',
+        'FulfilmentRating',
+        'WebhookTestMetadata',
+        ...[...builtInEvents, webhookTestEvent].map((definition) => `${pascal(definition.type)}Event`),
       ].sort(),
     );
     expect(JSON.stringify(openApiDocument)).not.toContain('$defs');
+  });
+
+  it('takes an optional test body: { eventType }', () => {
+    const operation = openApiDocument.paths['/v1/agency/webhooks/config/test']?.post as {
+      requestBody: { required: boolean; content: Record<string, { schema: unknown }> };
+    };
+    expect(operation.requestBody.required).toBe(false);
+    expect(operation.requestBody.content['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/SendTestBody',
+    });
   });
 
   it.each(operations())('%s lists 401, 403 and 500 with the error schema', (_name, operation) => {
@@ -194,5 +227,73 @@ describe('the response validator used by the router tests', () => {
     expect(
       validate({ method: 'GET', path: '/v1/agency/webhooks/deliveries', status: 200, body }),
     ).toHaveLength(1);
+  });
+});
+
+describe('the webhooks of the OpenAPI document', () => {
+  const ajv = new Ajv2020({ strict: false });
+  ajv.addSchema(openApiDocument as object, 'openapi.json');
+  const published = [...builtInEvents, webhookTestEvent];
+
+  function validatorOf(type: string) {
+    const validate = ajv.getSchema(`openapi.json#/components/schemas/${pascal(type)}Event`);
+    if (!validate) throw new Error(`no component for ${type}`);
+    return validate;
+  }
+
+  it('has one signed POST per built-in event type and webhook_test, in catalogue order', () => {
+    expect(Object.keys(openApiDocument.webhooks)).toEqual(published.map((definition) => definition.type));
+    for (const [type, item] of Object.entries(openApiDocument.webhooks)) {
+      expect(item.post).toMatchObject({
+        tags: ['Events'],
+        security: [{ webhookSignature: [] }],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${pascal(type)}Event` } } },
+        },
+        responses: { '2XX': expect.any(Object), '401': expect.any(Object), default: expect.any(Object) },
+      });
+    }
+    expect(openApiDocument.components.securitySchemes.webhookSignature).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Service-Signature',
+    });
+  });
+
+  it.each(published.map((definition) => [definition.type, definition] as const))(
+    '%s: the envelope schema accepts its example, and one sent at another time',
+    (type, definition) => {
+      const validate = validatorOf(type);
+      const component = openApiDocument.components.schemas[`${pascal(type)}Event`] as { examples: unknown[] };
+      expect(component.examples).toHaveLength(1);
+      expect(validate(component.examples[0]), JSON.stringify(validate.errors)).toBe(true);
+      const later = buildExampleEnvelope(definition, { webhookId: 'whdel_x', now: 1_800_000_000_000 });
+      expect(validate(later)).toBe(true);
+    },
+  );
+
+  it('refuses an envelope whose metadata lacks a field, or that claims another event type', () => {
+    const validate = validatorOf('job_cancelled');
+    const example = buildExampleEnvelope(builtInEvents[2]);
+    const { reason: _reason, ...metadata } = example.metadata;
+    expect(validate({ ...example, metadata })).toBe(false);
+    expect(validate({ ...example, eventType: 'job_created' })).toBe(false);
+  });
+
+  it('documents a host’s own event types when given its catalogue', () => {
+    const events = createEventCatalogue([
+      defineEvent({
+        type: 'job_fulfilment_started',
+        entityType: 'job',
+        metadata: z.strictObject({ startedAt: z.number() }),
+      }),
+    ]);
+    const document = buildOpenApiDocument({ events });
+    expect(Object.keys(document.webhooks)).toContain('job_fulfilment_started');
+    expect(document.components.schemas.JobFulfilmentStartedEvent).toMatchObject({
+      title: 'job_fulfilment_started',
+      properties: { metadata: { properties: { startedAt: { type: 'number' } } } },
+    });
   });
 });

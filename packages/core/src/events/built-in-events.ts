@@ -120,12 +120,49 @@ export const jobFulfilmentRatingSubmittedMetadataSchema = z
 /** Metadata of an event whose shape the spec does not show: any object, until the host registers one. */
 export const openMetadataSchema = z.record(z.string(), z.unknown());
 
+/*
+ * Examples: one sample event per type, kept beside its schema. A catalogue parses each with its
+ * schema when it is created, and the tests check the envelopes built from them, so an example cannot
+ * drift from the shape it illustrates. The ids are made up but consistent across the types: one agency,
+ * one job, its property, quote, invoice and thread. The three types without a published shape carry
+ * empty metadata rather than invented fields a receiver might come to rely on.
+ */
+const AGENCY = 'agency_9Wd4Rt';
+const JOB = 'job_7Hq2kX';
+const AGENT = 'agent_3Fz9Lm';
+const PROPERTY = 'prop_2Ks8Vn';
+const FULFILMENT = 'ful_5Tg1Yc';
+const PROVIDER = 'sp_8Nb6Qe';
+const JOB_NUMBER = 1042;
+
 /** `job_created`: a job was logged (or transferred in; see the metadata description). */
 export const jobCreatedEvent = defineEvent({
   type: 'job_created',
   entityType: 'job',
   metadata: jobCreatedMetadataSchema,
   description: 'A maintenance job was created.',
+  example: {
+    entityId: JOB,
+    createdById: AGENT,
+    createdByRole: 'Agent',
+    metadata: {
+      jobId: JOB,
+      agencyId: AGENCY,
+      jobNumber: JOB_NUMBER,
+      categoryId: 'cat_plumbing',
+      propertyId: PROPERTY,
+      estateId: null,
+      requestorType: null,
+      requestorInfo: null,
+      originalJobId: null,
+      originalJobNumber: null,
+      originalAgencyId: null,
+      originalAgencyName: null,
+      cancellationReason: null,
+      propertyRecreated: null,
+      transferredToServiceMaintenance: null,
+    },
+  },
 });
 
 /** `job_completed`: metadata shape not shown by the spec. */
@@ -134,6 +171,7 @@ export const jobCompletedEvent = defineEvent({
   entityType: 'job',
   metadata: openMetadataSchema,
   description: 'A maintenance job was completed.',
+  example: { entityId: JOB, createdById: PROVIDER, createdByRole: 'ServiceProvider', metadata: {} },
 });
 
 /** `job_cancelled`. */
@@ -142,6 +180,12 @@ export const jobCancelledEvent = defineEvent({
   entityType: 'job',
   metadata: jobCancelledMetadataSchema,
   description: 'A maintenance job was cancelled.',
+  example: {
+    entityId: JOB,
+    createdById: AGENT,
+    createdByRole: 'Agent',
+    metadata: { jobId: JOB, agencyId: AGENCY, jobNumber: JOB_NUMBER, reason: 'The tenant fixed the leak.' },
+  },
 });
 
 /** `quote_approved`: `entityType` is `quote`, `parentEntityId` the job id. */
@@ -150,6 +194,20 @@ export const quoteApprovedEvent = defineEvent({
   entityType: 'quote',
   metadata: quoteApprovedMetadataSchema,
   description: "A service provider's quote was approved; parentEntityId is the job id.",
+  example: {
+    entityId: 'quote_4Rm7Jd',
+    parentEntityId: JOB,
+    createdById: AGENT,
+    createdByRole: 'Agent',
+    metadata: {
+      fulfilmentId: FULFILMENT,
+      jobId: JOB,
+      agencyId: AGENCY,
+      jobNumber: JOB_NUMBER,
+      serviceProviderId: PROVIDER,
+      quoteStatus: 'approved',
+    },
+  },
 });
 
 /** `invoice_approved`: metadata shape not shown by the spec. */
@@ -158,6 +216,13 @@ export const invoiceApprovedEvent = defineEvent({
   entityType: 'invoice',
   metadata: openMetadataSchema,
   description: "A service provider's invoice was approved.",
+  example: {
+    entityId: 'inv_6Wc3Hs',
+    parentEntityId: JOB,
+    createdById: AGENT,
+    createdByRole: 'Agent',
+    metadata: {},
+  },
 });
 
 /** `property_created`. */
@@ -166,6 +231,28 @@ export const propertyCreatedEvent = defineEvent({
   entityType: 'property',
   metadata: propertyCreatedMetadataSchema,
   description: 'A property was created.',
+  example: {
+    entityId: PROPERTY,
+    createdById: AGENT,
+    createdByRole: 'Agent',
+    metadata: {
+      propertyId: PROPERTY,
+      agencyId: AGENCY,
+      address: {
+        formatted: '12 Loop Street, Gardens, Cape Town, 8001',
+        street: { name: 'Loop Street', number: '12' },
+        suburb: 'Gardens',
+        city: 'Cape Town',
+        province: 'Western Cape',
+        postalCode: '8001',
+        unitNumber: null,
+      },
+      estateId: null,
+      estateName: null,
+      managingAgentId: AGENT,
+      vacant: false,
+    },
+  },
 });
 
 /** `message_sent`: `parentEntityId` is the thread id; metadata shape not shown by the spec. */
@@ -174,6 +261,13 @@ export const messageSentEvent = defineEvent({
   entityType: 'message',
   metadata: openMetadataSchema,
   description: 'A message was sent in a job thread; parentEntityId is the thread id.',
+  example: {
+    entityId: 'msg_1Pv9Ga',
+    parentEntityId: 'thread_3Xe8Lw',
+    createdById: PROVIDER,
+    createdByRole: 'ServiceProvider',
+    metadata: {},
+  },
 });
 
 /** `job_fulfilment_rating_submitted`. */
@@ -182,6 +276,26 @@ export const jobFulfilmentRatingSubmittedEvent = defineEvent({
   entityType: 'job',
   metadata: jobFulfilmentRatingSubmittedMetadataSchema,
   description: 'A rating of a service provider’s work on a job was submitted.',
+  example: {
+    entityId: JOB,
+    createdById: AGENT,
+    createdByRole: 'Agent',
+    metadata: {
+      fulfilmentId: FULFILMENT,
+      jobId: JOB,
+      agencyId: AGENCY,
+      jobNumber: JOB_NUMBER,
+      categoryId: 'cat_plumbing',
+      serviceProviderId: PROVIDER,
+      rating: {
+        communication: 5,
+        qualityOfQuote: 4,
+        qualityOfWork: 5,
+        reliability: 4,
+        review: 'Arrived on time and fixed the geyser properly.',
+      },
+    },
+  },
 });
 
 /** The eight event types the spec names, in the spec's order, literal types kept. */

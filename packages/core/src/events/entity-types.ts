@@ -27,3 +27,8 @@ export type EntityType = z.infer<typeof entityTypeSchema>;
 
 /** The 13 entity types, in the spec's order. */
 export const ENTITY_TYPES: readonly EntityType[] = entityTypeSchema.options;
+
+/** Roles an event's author can have, as written in the envelope's `createdByRole`. */
+export const createdByRoleSchema = z.enum(['Agent', 'ServiceProvider', 'System', 'Operations']);
+/** One of the four author roles. */
+export type CreatedByRole = z.infer<typeof createdByRoleSchema>;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { UnknownEventTypeError, type ValidationIssue, WebhookValidationError } from '../errors';
+import { UnknownEventTypeError, type ValidationIssue, WebhookError, WebhookValidationError } from '../errors';
 import { toValidationIssues } from '../validation';
 import { builtInEvents } from './built-in-events';
-import { type EntityType, entityTypeSchema } from './entity-types';
-import { assertEventDefinition, type EventDefinition } from './event-definition';
+import { type CreatedByRole, createdByRoleSchema, type EntityType, entityTypeSchema } from './entity-types';
+import { assertEventDefinition, type EventDefinition, TEST_EVENT_TYPE } from './event-definition';
+import type { TestEventMetadata } from './test-event';
 
-/** Roles an event's author can have, as written in the envelope's `createdByRole`. */
-export const createdByRoleSchema = z.enum(['Agent', 'ServiceProvider', 'System', 'Operations']);
-export type CreatedByRole = z.infer<typeof createdByRoleSchema>;
+// The author roles live with the rest of the envelope's vocabulary; re-exported where they were first defined.
+export { type CreatedByRole, createdByRoleSchema } from './entity-types';
 
 /** Identifiers in an emit (agency, entity, author, event) are 1..200 characters. */
 const ID_MAX_LENGTH = 200;
@@ -137,6 +137,28 @@ export type EmitInput<TCat extends EventCatalogue = EventCatalogue> = {
   [TType in EventTypeOf<TCat>]: EmitInputFor<LastDefinitionOf<DefinitionsOf<TCat>, TType>>;
 }[EventTypeOf<TCat>];
 
+/**
+ * What a receiver gets from a service with this catalogue: each event type's metadata type (the schema's
+ * output), keyed by `eventType`, `webhook_test` included. Pass it to `verifyWebhook` of
+ * `@svc/webhooks-verify` so that checking `eventType` narrows `metadata`. Type-only: a receiver that
+ * imports it with `import type` has no runtime dependency on core.
+ *
+ * @typeParam TCat - the catalogue, e.g. `typeof events`; defaults to the built-in one
+ * @example
+ * ```ts
+ * import type { EventMetadataMap } from '@svc/webhooks-core';
+ * import type { events } from './webhook-events';
+ *
+ * const envelope = verifyWebhook<EventMetadataMap<typeof events>>(rawBody, header, secret);
+ * if (envelope.eventType === 'job_fulfilment_started') console.log(envelope.metadata.startedAt);
+ * ```
+ */
+export type EventMetadataMap<TCat extends EventCatalogue = EventCatalogue<typeof builtInEvents>> = Simplify<
+  {
+    [TType in EventTypeOf<TCat>]: z.output<LastDefinitionOf<DefinitionsOf<TCat>, TType>['metadata']>;
+  } & { [TEST_EVENT_TYPE]: TestEventMetadata }
+>;
+
 /** Emit schemas are built once per definition and shared by every catalogue holding it. */
 const emitSchemas = new WeakMap<EventDefinition, z.ZodType>();
 
@@ -216,8 +238,11 @@ function readEventType(input: unknown): string {
   return eventType;
 }
 
-/** Validates `input` against `def` and fills the optional fields with null. */
-function parseWithDefinition(def: EventDefinition, input: unknown): ParsedEvent {
+/**
+ * Validates `input` against `def` and fills the optional fields with null. Internal to core's events:
+ * the catalogue's `parseEvent` and the example envelopes use it.
+ */
+export function parseWithDefinition(def: EventDefinition, input: unknown): ParsedEvent {
   const result = emitSchemaOf(def).safeParse(input);
   if (!result.success) throw invalidEvent(`${def.type} event`, toValidationIssues(result.error));
   const data = result.data as EmitOutput;
@@ -240,12 +265,41 @@ function parseWithDefinition(def: EventDefinition, input: unknown): ParsedEvent 
   };
 }
 
+/** The agency an example is parsed for: examples carry no agency, emits need one. */
+const EXAMPLE_AGENCY_ID = 'example';
+
+/**
+ * Parses a definition's example as an emit of it would be parsed, so the example envelope holds exactly
+ * what a real delivery of the type could hold (schema output, nulls filled in).
+ *
+ * @throws {@link WebhookError} with code `invalid_event_definition` when the example does not match
+ */
+export function parseExample(def: EventDefinition & { example: object }): ParsedEvent {
+  try {
+    return parseWithDefinition(def, { ...def.example, agencyId: EXAMPLE_AGENCY_ID, eventType: def.type });
+  } catch (error) {
+    if (!(error instanceof WebhookValidationError)) throw error;
+    const first = error.details.issues[0];
+    const where = first?.path ? ` at "${first.path}"` : '';
+    throw new WebhookError(
+      'invalid_event_definition',
+      `The example of event type "${def.type}" does not match its definition${where}: ${first?.message ?? 'invalid input'}. Fix the example given to defineEvent().`,
+      { cause: error, details: error.details },
+    );
+  }
+}
+
 /** Builds the runtime catalogue; a later definition of a type replaces the earlier one. */
 function buildCatalogue(definitions: readonly EventDefinition[]): EventCatalogue {
   const byType = new Map<string, EventDefinition>();
   for (const def of definitions) {
     assertEventDefinition(def);
     byType.set(def.type, def);
+  }
+  // Checked here rather than in defineEvent: a catalogue also takes hand-written definitions, and a wrong
+  // example must stop the host at startup, not surface when someone sends a test event.
+  for (const def of byType.values()) {
+    if (def.example !== undefined) parseExample({ ...def, example: def.example });
   }
   return Object.freeze({
     types: Object.freeze([...byType.keys()]),

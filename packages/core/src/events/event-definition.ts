@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { WebhookError } from '../errors';
-import { type EntityType, entityTypeSchema } from './entity-types';
+import { type CreatedByRole, type EntityType, entityTypeSchema } from './entity-types';
 
 /** Event type of the test endpoint's deliveries; reserved, so no host event can take it. */
 export const TEST_EVENT_TYPE = 'webhook_test';
@@ -34,6 +34,41 @@ export interface EventDefinition<
   readonly metadata: TMeta;
   /** What the event means, for docs and the OpenAPI document. */
   readonly description?: string;
+  /**
+   * A sample event of this type: the example envelope's fields, for docs, JSON Schema `examples`,
+   * `POST /config/test` with `{ eventType }` and `svc-webhooks trigger`. A catalogue checks it against
+   * `metadata` when it is created.
+   */
+  readonly example?: EventExample<z.input<TMeta>>;
+}
+
+/**
+ * A sample event of one type: what an `emit` of it would set, without the agency. The example envelope
+ * built from it has the metadata schema's output, a fixed `webhookId` and attempt 1.
+ *
+ * @typeParam TMetadata - the metadata schema's input type
+ * @example
+ * ```ts
+ * const example: EventExample<{ jobId: string; reason: string }> = {
+ *   entityId: 'job_7Hq2kX',
+ *   createdByRole: 'Agent',
+ *   metadata: { jobId: 'job_7Hq2kX', reason: 'Duplicate request' },
+ * };
+ * ```
+ */
+export interface EventExample<TMetadata = Record<string, unknown>> {
+  /** Required when the definition has no fixed entity type; otherwise that one (or left out). */
+  entityType?: EntityType;
+  /** The affected entity's id, or null for an event not tied to one. */
+  entityId: string | null;
+  /** @default null */
+  parentEntityId?: string | null;
+  /** @default null */
+  createdById?: string | null;
+  /** @default null */
+  createdByRole?: CreatedByRole | null;
+  /** Metadata the definition's schema accepts, every field present. */
+  metadata: TMetadata;
 }
 
 /** Input of {@link defineEvent}. */
@@ -54,6 +89,12 @@ export interface EventDefinitionInput<
   metadata: TMeta;
   /** What the event means, for docs. */
   description?: string;
+  /**
+   * A sample event of this type, checked against `metadata` when a catalogue is created. Without one the
+   * type has no example envelope: `POST /config/test` cannot send it and `svc-webhooks trigger` refuses it.
+   * @default undefined (no example)
+   */
+  example?: EventExample<z.input<TMeta>>;
 }
 
 /**
@@ -87,6 +128,7 @@ export function defineEvent<
     entityType: (def.entityType ?? null) as TEntity extends EntityType ? TEntity : null,
     metadata: def.metadata,
     ...(def.description === undefined ? {} : { description: def.description }),
+    ...(def.example === undefined ? {} : { example: def.example }),
   };
   assertEventDefinition(definition);
   return Object.freeze(definition);
