@@ -1,3 +1,4 @@
+import type { WebhookEventMap } from './built-in-events';
 import { WebhookVerificationError } from './errors';
 
 /** Allowed values of `entityType` (spec: Entity types). */
@@ -24,12 +25,13 @@ export type WebhookCreatedByRole = 'Agent' | 'ServiceProvider' | 'System' | 'Ope
  *
  * @typeParam TMetadata - shape of `metadata` for the event types you handle; the service fixes one shape
  * per event type, with every field present and `null` where it does not apply.
+ * @typeParam TEventType - the event type(s) the envelope is of; {@link WebhookEvent} sets it per member.
  */
-export interface WebhookEnvelope<TMetadata = Record<string, unknown>> {
+export interface WebhookEnvelope<TMetadata = Record<string, unknown>, TEventType extends string = string> {
   /** `whdel_{deliveryId}`: the same on every retry and replay of one delivery. Deduplicate on it. */
   webhookId: string;
   /** The event that fired, `{entity}_{action}` or `{entity}_{sub-entity}_{action}`, e.g. `job_created`. */
-  eventType: string;
+  eventType: TEventType;
   /** The kind of entity the event is about. */
   entityType: WebhookEntityType;
   /** Identifier of the affected entity; `null` for the rare events not tied to one document. */
@@ -50,6 +52,25 @@ export interface WebhookEnvelope<TMetadata = Record<string, unknown>> {
   attempt: number;
 }
 
+/**
+ * A verified delivery as a union over the event types of a map, one {@link WebhookEnvelope} per type:
+ * checking `eventType` narrows `metadata` to that type's shape. What `verifyWebhook` and the other
+ * verify functions return.
+ *
+ * @typeParam TEvents - event type → metadata type; by default {@link WebhookEventMap}, the service's
+ * built-in events and `webhook_test`. A host with its own event types passes its own map (its catalogue's
+ * `EventMetadataMap<typeof events>` from `@svc/webhooks-core`, or a module `buildEventTypesModule`
+ * generated), which also decides which types a `switch` on `eventType` must cover.
+ * @example
+ * ```ts
+ * const event: WebhookEvent = verifyWebhook(rawBody, header, secret);
+ * if (event.eventType === 'job_cancelled') console.log(event.metadata.reason); // string
+ * ```
+ */
+export type WebhookEvent<TEvents extends object = WebhookEventMap> = {
+  [TType in keyof TEvents & string]: WebhookEnvelope<TEvents[TType], TType>;
+}[keyof TEvents & string];
+
 const utf8 = new TextDecoder();
 
 /**
@@ -57,7 +78,7 @@ const utf8 = new TextDecoder();
  * signature proves the service wrote it, the field shapes are the service's contract, and validating
  * them here would tie every receiver to this package's version when the envelope gains fields.
  */
-export function parseEnvelope<TMetadata>(body: string | Uint8Array): WebhookEnvelope<TMetadata> {
+export function parseEnvelope<TEvents extends object>(body: string | Uint8Array): WebhookEvent<TEvents> {
   let value: unknown;
   try {
     value = JSON.parse(typeof body === 'string' ? body : utf8.decode(body));
@@ -72,5 +93,5 @@ export function parseEnvelope<TMetadata>(body: string | Uint8Array): WebhookEnve
       'The signature is valid but the body is not a JSON object, so it is not a delivery envelope.',
     );
   }
-  return value as WebhookEnvelope<TMetadata>;
+  return value as WebhookEvent<TEvents>;
 }

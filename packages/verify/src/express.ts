@@ -6,7 +6,7 @@
  * @packageDocumentation
  * @module @svc/webhooks-verify/express
  */
-import type { WebhookEnvelope } from './envelope';
+import type { WebhookEvent } from './envelope';
 import { invalidOption, rejectsDelivery, toVerificationErrorBody, WebhookVerificationError } from './errors';
 import { SIGNATURE_HEADER } from './header';
 import { verifyWebhook } from './index';
@@ -20,8 +20,11 @@ declare global {
   // Express declares this open interface for extensions; merging into it types `req.webhook` in handlers.
   namespace Express {
     interface Request {
-      /** The verified delivery envelope, set by `verifyWebhookMiddleware`. */
-      webhook?: WebhookEnvelope;
+      /**
+       * The verified delivery envelope, set by `verifyWebhookMiddleware`; checking `eventType` narrows
+       * `metadata` for the built-in event types.
+       */
+      webhook?: WebhookEvent;
     }
   }
 }
@@ -32,7 +35,7 @@ export interface WebhookMiddlewareRequest {
   body?: unknown;
   headers: Record<string, string | string[] | undefined>;
   /** Set to the verified envelope before `next()` is called. */
-  webhook?: WebhookEnvelope;
+  webhook?: WebhookEvent;
 }
 
 /** The parts of an Express response the middleware uses to answer 401. */
@@ -118,7 +121,7 @@ async function verifyRequest<TRequest extends WebhookMiddlewareRequest>(
   req: TRequest,
   lookup: WebhookSecretLookup<TRequest>,
   toleranceMs: number,
-): Promise<WebhookEnvelope> {
+): Promise<WebhookEvent> {
   const body = rawBodyOf(req);
   const secret = await lookup(req);
   // verifyWebhook fails closed on an undefined secret (invalid_secret).

@@ -6,7 +6,8 @@
  * @packageDocumentation
  * @module @svc/webhooks-verify/fetch
  */
-import type { WebhookEnvelope } from './envelope';
+import type { WebhookEventMap } from './built-in-events';
+import type { WebhookEvent } from './envelope';
 import { rejectsDelivery, toVerificationErrorBody, WebhookVerificationError } from './errors';
 import { SIGNATURE_HEADER } from './header';
 import { resolveVerifyOptions, type VerifyWebhookOptions } from './options';
@@ -20,9 +21,13 @@ export type WebhookRequestSecret =
   | WebhookSecret
   | ((request: Request) => WebhookSecret | Promise<WebhookSecret>);
 
-/** Handles a verified delivery and answers the service (any 2xx marks it delivered). */
-export type WebhookRequestHandler<TMetadata> = (
-  envelope: WebhookEnvelope<TMetadata>,
+/**
+ * Handles a verified delivery and answers the service (any 2xx marks it delivered).
+ *
+ * @typeParam TEvents - event type → metadata type; checking `envelope.eventType` narrows `metadata`
+ */
+export type WebhookRequestHandler<TEvents extends object = WebhookEventMap> = (
+  envelope: WebhookEvent<TEvents>,
   request: Request,
 ) => Response | Promise<Response>;
 
@@ -30,6 +35,7 @@ export type WebhookRequestHandler<TMetadata> = (
  * Reads the request's raw body, verifies it with its `X-Service-Signature` header and returns the
  * envelope. Consumes the body: do not read it before.
  *
+ * @typeParam TEvents - event type → metadata type; by default the built-in `WebhookEventMap`
  * @throws {@link @svc/webhooks-verify!WebhookVerificationError} (as a rejection); answer 401, except for
  * the codes `invalid_option` and `web_crypto_unavailable` (a bug in the receiver)
  * @example
@@ -41,11 +47,11 @@ export type WebhookRequestHandler<TMetadata> = (
  * });
  * ```
  */
-export async function verifyWebhookRequest<TMetadata = Record<string, unknown>>(
+export async function verifyWebhookRequest<TEvents extends object = WebhookEventMap>(
   request: Request,
   secret: WebhookRequestSecret,
   options?: VerifyWebhookOptions,
-): Promise<WebhookEnvelope<TMetadata>> {
+): Promise<WebhookEvent<TEvents>> {
   if (request.bodyUsed) {
     throw new WebhookVerificationError(
       'invalid_body',
@@ -56,7 +62,7 @@ export async function verifyWebhookRequest<TMetadata = Record<string, unknown>>(
   // Bytes, not request.text(): decoding would replace invalid UTF-8 and change what was signed.
   const body = new Uint8Array(await request.arrayBuffer());
   const key = typeof secret === 'function' ? await secret(request) : secret;
-  return verifyWebhookAsync<TMetadata>(body, request.headers.get(SIGNATURE_HEADER), key, options);
+  return verifyWebhookAsync<TEvents>(body, request.headers.get(SIGNATURE_HEADER), key, options);
 }
 
 /**
@@ -65,6 +71,7 @@ export async function verifyWebhookRequest<TMetadata = Record<string, unknown>>(
  * Errors the handler throws, and `invalid_option` / `web_crypto_unavailable`, are passed through to the
  * platform.
  *
+ * @typeParam TEvents - event type → metadata type; by default the built-in `WebhookEventMap`
  * @throws {@link @svc/webhooks-verify!WebhookVerificationError} at setup: `invalid_secret` for an unusable
  * static secret, `invalid_option` for a bad option
  *
@@ -77,9 +84,9 @@ export async function verifyWebhookRequest<TMetadata = Record<string, unknown>>(
  * });
  * ```
  */
-export function webhookHandler<TMetadata = Record<string, unknown>>(
+export function webhookHandler<TEvents extends object = WebhookEventMap>(
   secret: WebhookRequestSecret,
-  handler: WebhookRequestHandler<TMetadata>,
+  handler: WebhookRequestHandler<TEvents>,
   options?: VerifyWebhookOptions,
 ): (request: Request) => Promise<Response> {
   // A static secret and the options are checked now, so a missing or masked secret or a bad option fails at
@@ -87,9 +94,9 @@ export function webhookHandler<TMetadata = Record<string, unknown>>(
   if (typeof secret !== 'function') readSecrets(secret);
   resolveVerifyOptions(options);
   return async (request) => {
-    let envelope: WebhookEnvelope<TMetadata>;
+    let envelope: WebhookEvent<TEvents>;
     try {
-      envelope = await verifyWebhookRequest<TMetadata>(request, secret, options);
+      envelope = await verifyWebhookRequest<TEvents>(request, secret, options);
     } catch (error) {
       if (rejectsDelivery(error)) return unauthorized(error);
       throw error;

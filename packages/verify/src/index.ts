@@ -5,7 +5,8 @@
  * @packageDocumentation
  * @module @svc/webhooks-verify
  */
-import { parseEnvelope, type WebhookEnvelope } from './envelope';
+import type { WebhookEventMap } from './built-in-events';
+import { parseEnvelope, type WebhookEvent } from './envelope';
 import { formatSignatureHeader, type SignatureHeaderInput, type VerifiedSignature } from './header';
 import { assertSignatureMatches, computeSignatureHex } from './node-signature';
 import type { VerifyWebhookOptions } from './options';
@@ -13,7 +14,21 @@ import { prepareVerification, readSignInput } from './preflight';
 import type { WebhookRawBody } from './raw-body';
 import type { WebhookSecret } from './secret';
 
-export type { WebhookCreatedByRole, WebhookEntityType, WebhookEnvelope } from './envelope';
+export type {
+  FulfilmentRating,
+  InvoiceApprovedMetadata,
+  JobCancelledMetadata,
+  JobCompletedMetadata,
+  JobCreatedMetadata,
+  JobFulfilmentRatingSubmittedMetadata,
+  MessageSentMetadata,
+  PropertyAddress,
+  PropertyCreatedMetadata,
+  QuoteApprovedMetadata,
+  WebhookEventMap,
+  WebhookTestMetadata,
+} from './built-in-events';
+export type { WebhookCreatedByRole, WebhookEntityType, WebhookEnvelope, WebhookEvent } from './envelope';
 export type { WebhookVerificationErrorCode } from './errors';
 export { isWebhookVerificationError, WebhookVerificationError } from './errors';
 export type { ParsedSignatureHeader, SignatureHeaderInput, VerifiedSignature } from './header';
@@ -52,25 +67,28 @@ export function verifyWebhookSignature(
  * Verifies a delivery and returns its parsed envelope. Runs every check of
  * {@link verifyWebhookSignature} first; the body is parsed only once the signature holds.
  *
- * @typeParam TMetadata - shape of `metadata` for the event types you handle
+ * The result is typed as a union over the event types (a {@link WebhookEvent}): checking `eventType`
+ * narrows `metadata`. Only the JSON object is checked at run time, not its fields: the signature proves
+ * the service wrote it.
+ *
+ * @typeParam TEvents - event type → metadata type; by default {@link WebhookEventMap}, the built-in
+ * events and `webhook_test`. Pass your own map when the host defines more event types.
  * @throws {@link WebhookVerificationError}; `invalid_body` when the verified body is not a JSON object
  * @example
  * ```ts
- * app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => {
- *   const envelope = verifyWebhook(req.body, req.headers['x-service-signature'], process.env.WEBHOOK_SECRET!);
- *   res.sendStatus(204);
- * });
+ * const event = verifyWebhook(req.body, req.headers['x-service-signature'], process.env.WEBHOOK_SECRET!);
+ * if (event.eventType === 'job_created') console.log(event.metadata.jobNumber); // number
  * ```
  */
-export function verifyWebhook<TMetadata = Record<string, unknown>>(
+export function verifyWebhook<TEvents extends object = WebhookEventMap>(
   rawBody: WebhookRawBody,
   header: SignatureHeaderInput,
   secret: WebhookSecret,
   options?: VerifyWebhookOptions,
-): WebhookEnvelope<TMetadata> {
+): WebhookEvent<TEvents> {
   const prepared = prepareVerification(rawBody, header, secret, options);
   assertSignatureMatches(prepared);
-  return parseEnvelope<TMetadata>(prepared.body);
+  return parseEnvelope<TEvents>(prepared.body);
 }
 
 /**

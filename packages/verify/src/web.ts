@@ -6,7 +6,8 @@
  * @packageDocumentation
  * @module @svc/webhooks-verify/web
  */
-import { parseEnvelope, type WebhookEnvelope } from './envelope';
+import type { WebhookEventMap } from './built-in-events';
+import { parseEnvelope, type WebhookEvent } from './envelope';
 import { formatSignatureHeader, type SignatureHeaderInput, type VerifiedSignature } from './header';
 import type { VerifyWebhookOptions } from './options';
 import { prepareVerification, readSignInput } from './preflight';
@@ -14,7 +15,21 @@ import type { WebhookRawBody } from './raw-body';
 import type { WebhookSecret } from './secret';
 import { assertSignatureMatchesAsync, computeSignatureHexAsync } from './web-signature';
 
-export type { WebhookCreatedByRole, WebhookEntityType, WebhookEnvelope } from './envelope';
+export type {
+  FulfilmentRating,
+  InvoiceApprovedMetadata,
+  JobCancelledMetadata,
+  JobCompletedMetadata,
+  JobCreatedMetadata,
+  JobFulfilmentRatingSubmittedMetadata,
+  MessageSentMetadata,
+  PropertyAddress,
+  PropertyCreatedMetadata,
+  QuoteApprovedMetadata,
+  WebhookEventMap,
+  WebhookTestMetadata,
+} from './built-in-events';
+export type { WebhookCreatedByRole, WebhookEntityType, WebhookEnvelope, WebhookEvent } from './envelope';
 export type { WebhookVerificationErrorCode } from './errors';
 export { isWebhookVerificationError, WebhookVerificationError } from './errors';
 export type { ParsedSignatureHeader, SignatureHeaderInput, VerifiedSignature } from './header';
@@ -47,24 +62,25 @@ export async function verifyWebhookSignatureAsync(
 }
 
 /**
- * Web Crypto version of `verifyWebhook`: verifies, then parses the envelope.
+ * Web Crypto version of `verifyWebhook`: verifies, then parses the envelope, typed as a union over the
+ * event types so that checking `eventType` narrows `metadata`.
  *
- * @typeParam TMetadata - shape of `metadata` for the event types you handle
+ * @typeParam TEvents - event type → metadata type; by default {@link WebhookEventMap}
  * @throws {@link WebhookVerificationError} (as a rejection)
  * @example
  * ```ts
  * const envelope = await verifyWebhookAsync(await request.text(), request.headers.get('x-service-signature'), secret);
  * ```
  */
-export async function verifyWebhookAsync<TMetadata = Record<string, unknown>>(
+export async function verifyWebhookAsync<TEvents extends object = WebhookEventMap>(
   rawBody: WebhookRawBody,
   header: SignatureHeaderInput,
   secret: WebhookSecret,
   options?: VerifyWebhookOptions,
-): Promise<WebhookEnvelope<TMetadata>> {
+): Promise<WebhookEvent<TEvents>> {
   const prepared = prepareVerification(rawBody, header, secret, options);
   await assertSignatureMatchesAsync(prepared);
-  return parseEnvelope<TMetadata>(prepared.body);
+  return parseEnvelope<TEvents>(prepared.body);
 }
 
 /**

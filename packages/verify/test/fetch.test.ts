@@ -120,8 +120,8 @@ describe('webhookHandler', () => {
     }
   });
 
-  it('types metadata through the generic parameter', async () => {
-    const handle = webhookHandler<{ quoteStatus: string }>(
+  it('types metadata through the event map parameter', async () => {
+    const handle = webhookHandler<{ quote_approved: { quoteStatus: string } }>(
       SECRET,
       (envelope) => new Response(envelope.metadata.quoteStatus),
       at,

@@ -6,6 +6,7 @@ import {
   verifyWebhook,
   verifyWebhookSignature,
   type WebhookEnvelope,
+  type WebhookEvent,
 } from '@svc/webhooks-verify';
 import { verifyWebhookMiddleware } from '@svc/webhooks-verify/express';
 import { verifyWebhookRequest, webhookHandler } from '@svc/webhooks-verify/fetch';
@@ -20,17 +21,20 @@ interface QuoteApproved {
   fulfilmentId: string;
   quoteStatus: string;
 }
+type QuoteEvents = { quote_approved: QuoteApproved };
 
-expectTypeOf(verifyWebhook(body, header, 's')).toEqualTypeOf<WebhookEnvelope<Record<string, unknown>>>();
-expectTypeOf(verifyWebhook<QuoteApproved>(body, header, ['a', 'b']).metadata).toEqualTypeOf<QuoteApproved>();
+expectTypeOf(verifyWebhook(body, header, 's')).toEqualTypeOf<WebhookEvent>();
+expectTypeOf(verifyWebhook<QuoteEvents>(body, header, ['a', 'b']).metadata).toEqualTypeOf<QuoteApproved>();
+// Every verified envelope is still a WebhookEnvelope, for code written against the plain envelope type.
+expectTypeOf(verifyWebhook(body, header, 's')).toExtend<WebhookEnvelope>();
 expectTypeOf(verifyWebhookSignature('x', null, 's')).toEqualTypeOf<VerifiedSignature>();
 expectTypeOf(parseSignatureHeader('t=1,v1=aa')).toEqualTypeOf<ParsedSignatureHeader>();
-expectTypeOf(verifyWebhookAsync<QuoteApproved>(new Uint8Array(), 'h', 's')).resolves.toEqualTypeOf<
-  WebhookEnvelope<QuoteApproved>
+expectTypeOf(verifyWebhookAsync<QuoteEvents>(new Uint8Array(), 'h', 's')).resolves.toEqualTypeOf<
+  WebhookEnvelope<QuoteApproved, 'quote_approved'>
 >();
 expectTypeOf(
   verifyWebhookRequest(new Request('https://x.example'), 's'),
-).resolves.toEqualTypeOf<WebhookEnvelope>();
+).resolves.toEqualTypeOf<WebhookEvent>();
 expectTypeOf(webhookHandler('s', () => new Response())).toEqualTypeOf<
   (request: Request) => Promise<Response>
 >();
@@ -42,7 +46,7 @@ app.post(
   express.raw({ type: 'application/json' }),
   verifyWebhookMiddleware({ secret: 's' }),
   (req) => {
-    expectTypeOf(req.webhook).toEqualTypeOf<WebhookEnvelope | undefined>();
+    expectTypeOf(req.webhook).toEqualTypeOf<WebhookEvent | undefined>();
   },
 );
 
