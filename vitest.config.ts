@@ -32,6 +32,15 @@ export default defineConfig({
       })),
       {
         extends: true as const,
+        // The CLI's tests run its built binary; the setup rebuilds it when a source is newer.
+        test: {
+          name: 'cli',
+          include: ['packages/cli/{src,test}/**/*.test.ts'],
+          globalSetup: ['packages/cli/test/global-setup.ts'],
+        },
+      },
+      {
+        extends: true as const,
         // The guides' code samples (docs/examples) run here, and the guides must show them verbatim.
         test: { name: 'docs', include: ['docs/test/**/*.test.ts'] },
       },

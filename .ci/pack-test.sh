@@ -52,3 +52,18 @@ for major in ${PACK_TEST_EXTRA_NODES-22 24}; do
 done
 "$root/node_modules/.bin/tsc" -p tsconfig.json
 echo "tsc consumer: ok"
+
+# The CLI as npm installs it from its tarball: the linked bin, its help, and a real round trip (an example
+# body from the catalogue, signed, then verified), on each Node line.
+cli=node_modules/.bin/svc-webhooks
+help="$("$cli" --help)"
+grep -q '^Usage: svc-webhooks' <<<"$help" || { echo "svc-webhooks --help printed no usage" >&2; exit 1; }
+secret="$(printf '%064d' 7)"
+"$cli" schema job_created --example >example.json
+header="$("$cli" sign example.json --secret "$secret")"
+verdict="$("$cli" verify example.json --header "$header" --secret "$secret")"
+grep -q '^valid: ' <<<"$verdict" || { echo "svc-webhooks verify: $verdict" >&2; exit 1; }
+for major in ${PACK_TEST_EXTRA_NODES-22 24}; do
+  npx -y -p "node@$major" node "$cli" verify example.json --header "$header" --secret "$secret" >/dev/null
+done
+echo "cli from its tarball: ok"

@@ -1,0 +1,13 @@
+import type { ExitCode } from './exit-codes';
+import type { CliIo } from './io';
+
+/** What every command gets: where to write, whether `--json` is on, and where to put its exit code. */
+export interface CommandContext {
+  io: CliIo;
+  /** Whether the global `--json` option was given. */
+  json(): boolean;
+  /** Sets the exit code of this run (0 unless a command sets another). */
+  exit(code: ExitCode): void;
+  /** Epoch ms, for relative times and signatures. */
+  now(): number;
+}

@@ -1,0 +1,167 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createHostApp,
+  createStaticAuthenticate,
+  type HostApp,
+  parseStaticTokens,
+} from '@svc/example-express-host';
+import { startTestReceiver, type TestReceiver } from '@svc/test-support';
+import { buildExampleEnvelope, builtInEvents } from '@svc/webhooks-core';
+import { verifyWebhook } from '@svc/webhooks-verify';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runBin } from './run-cli';
+
+/*
+ * `test` and `replay` against the example host application (the management API on Express, a worker),
+ * which delivers to the real local HTTPS receiver. The host allows private networks only because that
+ * receiver listens on 127.0.0.1.
+ */
+
+let receiver: TestReceiver;
+let host: HostApp;
+let server: Server;
+let api: string;
+
+beforeAll(async () => {
+  receiver = await startTestReceiver();
+});
+afterAll(() => receiver.close());
+beforeEach(async () => {
+  receiver.requests.length = 0;
+  receiver.respond(() => ({ status: 204, body: '' }));
+  host = await createHostApp({
+    authenticate: createStaticAuthenticate(
+      parseStaticTokens('tok_owner:agency-1:owner,tok_agent:agency-1:agent'),
+    ),
+    service: {
+      urlPolicy: { allowPrivateNetworks: true },
+      transport: { tls: { ca: receiver.ca } },
+      retry: { maxAttempts: 1 },
+    },
+    worker: { pollIntervalMs: 20 },
+    onError: () => {},
+  });
+  server = host.app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/agency/webhooks`;
+});
+afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await host.close();
+});
+
+async function configure(subscribedEventTypes: string[]): Promise<string> {
+  const response = await fetch(`${api}/config`, {
+    method: 'PUT',
+    headers: { authorization: 'Bearer tok_owner', 'content-type': 'application/json' },
+    body: JSON.stringify({ webhookUrl: receiver.url, enabled: true, subscribedEventTypes }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { signingSecret: string }).signingSecret;
+}
+
+function cli(args: string[], token = 'tok_owner') {
+  return runBin(args, { env: { SVC_WEBHOOKS_API: api, SVC_WEBHOOKS_TOKEN: token } });
+}
+
+describe('svc-webhooks test', () => {
+  it('has the host send webhook_test to the agency’s endpoint and prints the result', async () => {
+    const secret = await configure(['job_cancelled']);
+    const run = await cli(['test']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Test event delivered: the receiver answered HTTP 204.\n');
+    const [request] = receiver.requests;
+    expect(
+      verifyWebhook(request?.rawBody ?? '', request?.headers['x-service-signature'], secret),
+    ).toMatchObject({
+      eventType: 'webhook_test',
+      entityId: 'agency-1',
+    });
+  });
+
+  it('--event-type sends that type’s example, signed, and adds nothing to the delivery log', async () => {
+    const secret = await configure(['job_cancelled']);
+    const run = await cli(['test', '--event-type', 'job_cancelled', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ success: true, statusCode: 204 });
+    const request = receiver.requests.at(-1);
+    const envelope = verifyWebhook(request?.rawBody ?? '', request?.headers['x-service-signature'], secret);
+    expect(envelope.metadata).toEqual(buildExampleEnvelope(builtInEvents[2]).metadata);
+    expect((await host.service.listDeliveries('agency-1')).deliveries).toEqual([]);
+  });
+
+  it('exits 1 when the receiver does not accept the test event', async () => {
+    await configure(['job_cancelled']);
+    receiver.respond(() => ({ status: 503, body: 'down' }));
+    const run = await cli(['test', '--json']);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ success: false, statusCode: 503 });
+  });
+
+  it.each([
+    [
+      'an event type the agency does not subscribe to',
+      ['test', '--event-type', 'job_created'],
+      'tok_owner',
+      '400 validation_failed',
+    ],
+    ['an unknown token', ['test'], 'tok_nobody', '401 unauthorized'],
+    ['an agent without the owner or admin role', ['test'], 'tok_agent', '403 forbidden'],
+  ])('exits 4 with the API’s error for %s', async (_name, args, token, expected) => {
+    await configure(['job_cancelled']);
+    const run = await cli(args, token);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain(`@svc/webhooks-cli: POST /config/test answered ${expected}`);
+    expect(receiver.requests).toHaveLength(0);
+  });
+});
+
+describe('svc-webhooks replay', () => {
+  it('re-enqueues a failed delivery, which then succeeds; a second replay is refused with exit 4', async () => {
+    await configure(['job_cancelled']);
+    receiver.respond(() => ({ status: 500 }));
+    const emitted = await host.service.emit({
+      agencyId: 'agency-1',
+      eventType: 'job_cancelled',
+      entityId: 'job-1',
+      metadata: { jobId: 'job-1', agencyId: 'agency-1', jobNumber: 1, reason: 'Duplicate request' },
+    });
+    const id = emitted?.deliveryId ?? '';
+    await vi.waitFor(
+      async () => expect((await host.service.getDelivery('agency-1', id)).status).toBe('failed'),
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
+    receiver.respond(() => ({ status: 200 }));
+
+    const run = await cli(['replay', `whdel_${id}`]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`Delivery re-enqueued for another attempt. (${id})\n`);
+    await vi.waitFor(
+      async () => expect((await host.service.getDelivery('agency-1', id)).status).toBe('success'),
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
+
+    const again = await cli(['replay', id]);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain('answered 409 delivery_not_replayable');
+  });
+});
+
+describe('svc-webhooks recover against a host without the bulk-recovery endpoints', () => {
+  it('exits 4 and says that the host does not serve them', async () => {
+    const run = await cli(['recover', '--since', '24h']);
+    expect(run.code).toBe(4);
+    // The example host's GET /deliveries/:id route takes the path, so the method is what it refuses.
+    expect(run.stderr).toContain('answered 405 method_not_allowed');
+    expect(run.stderr).toContain('does not serve the bulk-recovery endpoints');
+  });
+});
