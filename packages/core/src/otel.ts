@@ -128,7 +128,9 @@ function recordAttemptSpan(tracer: Tracer, event: WebhookAttemptEvent): void {
     attributes: spanAttributes(event),
   });
   if (!event.outcome.ok) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome.errorMessage ?? 'attempt failed' });
+    // Spans are the operator's, like logs: they get the raw cause where there is one.
+    const { errorDetail, errorMessage } = event.outcome;
+    span.setStatus({ code: SpanStatusCode.ERROR, message: errorDetail ?? errorMessage ?? 'attempt failed' });
   }
   span.end(new Date(event.startedAt + event.outcome.durationMs));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptErrorKind } from '../src/delivery/attempt-outcome';
-import { classifyRequestError, isInvalidArgument } from '../src/transport/attempt-error';
+import { classifyRequestError, isInvalidArgument, tenantMessage } from '../src/transport/attempt-error';
 
 function coded(code: string, message = `failure ${code}`, cause?: unknown): Error {
   const error = new Error(message, cause === undefined ? undefined : { cause });
@@ -39,11 +39,12 @@ describe('classifyRequestError', () => {
     expect(classifyRequestError(error).kind).toBe(kind);
   });
 
-  it('keeps the underlying message, taking it from inside an AggregateError', () => {
+  it('tells the agency a fixed text and keeps the raw message, from inside an AggregateError, as detail', () => {
     const error = new AggregateError([coded('ECONNREFUSED', 'connect ECONNREFUSED 203.0.113.9:443')], '');
-    expect(classifyRequestError(error).message).toBe(
-      'Could not connect to the receiver: connect ECONNREFUSED 203.0.113.9:443',
-    );
+    const classified = classifyRequestError(error);
+    expect(classified.message).toBe(tenantMessage('connect'));
+    expect(classified.message).not.toContain('203.0.113.9');
+    expect(classified.detail).toContain('connect ECONNREFUSED 203.0.113.9:443');
   });
 });
 

@@ -63,6 +63,12 @@ describe('isPublicAddress', () => {
     ['64:ff9b::7f00:1', 'NAT64 well-known prefix, loopback'],
     ['64:ff9b::a9fe:a9fe', 'NAT64 well-known prefix, metadata address'],
     ['64:ff9b:1::7f00:1', 'NAT64 local-use prefix, loopback'],
+    ['64:ff9b:1::5db8:d822', 'NAT64 local-use prefix, refused whole: 93.184.216.34 in the last 32 bits'],
+    [
+      '64:ff9b:1:5db8:d8:2200::',
+      'NAT64 local-use prefix, refused whole: 93.184.216.34 in the RFC 6052 /48 layout',
+    ],
+    ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'NAT64 local-use prefix, its last address'],
     ['2002:7f00:1::', '6to4 of loopback'],
     ['2002:c0a8:101::1', '6to4 of 192.168.1.1'],
     ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'Teredo, client 127.0.0.1'],
@@ -88,7 +94,6 @@ describe('isPublicAddress', () => {
     ['2a00:1450:4001:80b::200e', 'public IPv6'],
     ['::ffff:93.184.216.34', 'IPv4-mapped public'],
     ['64:ff9b::5db8:d822', 'NAT64 of 93.184.216.34'],
-    ['64:ff9b:1::5db8:d822', 'NAT64 local-use of 93.184.216.34'],
     ['2002:5db8:d822::1', '6to4 of 93.184.216.34'],
     ['2001:0:4136:e378:8000:63bf:a247:27dd', 'Teredo, client 93.184.216.34'],
   ];

@@ -53,11 +53,13 @@ export function readAgentToken(header: string | undefined): string | null {
 
 /**
  * Middleware that authenticates the request and applies the role rules, in the
- * order a client can fix them: who you are (401), whether your agency is active
+ * order a client can fix them: one `authorization` header (400
+ * `invalid_request`), who you are (401), whether your agency is active
  * (403 `agency_inactive`), whether your role may manage webhooks (403 `forbidden`).
  */
 export function createAuthMiddleware(authenticate: Authenticate): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
+    assertOneAuthorization(req);
     const token = readAgentToken(req.headers.authorization);
     if (token === null) {
       throw new WebhookApiError(
@@ -79,6 +81,23 @@ export function createAuthMiddleware(authenticate: Authenticate): RequestHandler
     res.locals[AGENT_LOCAL] = agent;
     next();
   };
+}
+
+/**
+ * Refuses a request with more than one `authorization` header (400
+ * `invalid_request`). Node keeps only the first in `req.headers`, and a proxy
+ * in front may have read the last: two parties could each authenticate a
+ * different agent for one request. Counted in `headersDistinct`, which keeps them all.
+ */
+function assertOneAuthorization(req: Request): void {
+  const count = req.headersDistinct.authorization?.length ?? 0;
+  if (count > 1) {
+    throw new WebhookApiError(
+      'invalid_request',
+      `Send exactly one authorization header; this request has ${count}.`,
+      { details: { header: 'authorization', count } },
+    );
+  }
 }
 
 /** The agent that {@link createAuthMiddleware} authenticated for this response. */

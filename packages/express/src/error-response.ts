@@ -1,4 +1,4 @@
-import { isApiErrorCode, statusOfCode, type WebhookApiErrorCode } from './errors';
+import { isApiErrorCode, statusOfCode, WebhookApiError, type WebhookApiErrorCode } from './errors';
 
 /**
  * Body of every error answer of the management API.
@@ -23,6 +23,8 @@ export interface WebhookApiErrorBody {
 export interface ErrorAnswer {
   status: number;
   body: WebhookApiErrorBody;
+  /** Headers the answer carries besides the body (`Retry-After` of a 429). */
+  headers: Record<string, string>;
   /** True when the error was not a deliberate refusal: it is answered as 500 and should be logged. */
   unexpected: boolean;
 }
@@ -38,12 +40,14 @@ const INTERNAL_ERROR_MESSAGE =
  * That includes the errors meant for the host's developer (`invalid_agent`,
  * `invalid_option`): their codes are not in the table, so they reach `onError` only.
  */
-export function toErrorAnswer(error: unknown): ErrorAnswer {
+export function toErrorAnswer(thrown: unknown): ErrorAnswer {
+  const error = routerRefusal(thrown) ?? thrown;
   const code = deliberateCode(error);
   if (code === null || !(error instanceof Error)) {
     return {
       status: 500,
       body: { error: { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE } },
+      headers: {},
       unexpected: true,
     };
   }
@@ -54,8 +58,21 @@ export function toErrorAnswer(error: unknown): ErrorAnswer {
       error:
         details === undefined ? { code, message: error.message } : { code, message: error.message, details },
     },
+    headers: headersOf(code, details),
     unexpected: false,
   };
+}
+
+/**
+ * Express's router throws a `URIError` with status 400 when a path parameter is
+ * not valid percent-encoding (`/deliveries/%zz`), before any handler runs: the
+ * client's mistake, answered 400 `invalid_request` rather than 500.
+ */
+function routerRefusal(error: unknown): WebhookApiError | null {
+  if (!(error instanceof URIError) || (error as { status?: unknown }).status !== 400) return null;
+  return new WebhookApiError('invalid_request', 'The request path is not valid percent-encoding.', {
+    cause: error,
+  });
 }
 
 /**
@@ -67,4 +84,11 @@ function deliberateCode(error: unknown): WebhookApiErrorCode | null {
   if (!(error instanceof Error)) return null;
   const code = (error as { code?: unknown }).code;
   return isApiErrorCode(code) && code !== 'internal_error' ? code : null;
+}
+
+/** `Retry-After` in whole seconds (at least 1) for a refusal that says when to come back. */
+function headersOf(code: WebhookApiErrorCode, details: unknown): Record<string, string> {
+  const retryAfterMs = (details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  if (code !== 'rate_limited' || typeof retryAfterMs !== 'number') return {};
+  return { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
 }

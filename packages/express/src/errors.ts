@@ -16,7 +16,11 @@ export const PACKAGE_NAME = '@svc/webhooks-express';
  */
 export const apiErrorCodes = {
   invalid_json: { status: 400, summary: 'The request body is not a JSON object or array.' },
-  invalid_request: { status: 400, summary: 'The request body could not be read (aborted or wrong length).' },
+  invalid_request: {
+    status: 400,
+    summary:
+      'The request could not be read: a body aborted, of the wrong length or not inflatable, a path that is not valid percent-encoding, or more than one `authorization` header.',
+  },
   validation_failed: {
     status: 400,
     summary: 'A body field or query parameter is invalid; see `details.issues`.',
@@ -46,6 +50,11 @@ export const apiErrorCodes = {
   unsupported_media_type: {
     status: 415,
     summary: 'The request body must be sent as `Content-Type: application/json` (UTF-8).',
+  },
+  rate_limited: {
+    status: 429,
+    summary:
+      'Too many requests of this kind for the agency (test sends); nothing was sent. Retry after the `Retry-After` header’s seconds.',
   },
   internal_error: {
     status: 500,

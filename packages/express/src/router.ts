@@ -64,7 +64,8 @@ export function createWebhooksRouter(options: WebhooksRouterOptions): Router {
   for (const [path, routes] of routesByPath(apiRoutes)) {
     const route = router.route(path);
     for (const definition of routes) {
-      const body = definition.body === undefined ? [] : jsonBody;
+      const body =
+        definition.body === undefined ? [] : definition.bodyOptional ? [whenBodySent(jsonBody)] : jsonBody;
       route[definition.method](authenticate, ...body, serve(definition, options.service));
     }
     route.all(methodNotAllowed(routes));
@@ -146,6 +147,35 @@ function serve(definition: ApiRoute, service: WebhookService): RequestHandler {
   };
 }
 
+/**
+ * Runs the body middleware only for a request that carries a body, for routes whose body is optional:
+ * a request without one (no `Transfer-Encoding`, no or a zero `Content-Length`, as a bare
+ * `curl -X POST` sends) goes on with `req.body` undefined, exactly as on a route without a body.
+ */
+function whenBodySent(handlers: readonly RequestHandler[]): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const length = req.headers['content-length'];
+    const sent = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    if (!sent) {
+      next();
+      return;
+    }
+    const run = (index: number, error?: unknown): void => {
+      const handler = handlers[index];
+      if (error !== undefined || handler === undefined) {
+        next(error);
+        return;
+      }
+      try {
+        handler(req, res, (failure?: unknown) => run(index + 1, failure));
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    run(0);
+  };
+}
+
 /** Answers contain signing secrets and per-tenant data: no shared or browser cache may keep them. */
 const noStore: RequestHandler = (_req: Request, res: Response, next: NextFunction) => {
   res.set('Cache-Control', 'no-store');
@@ -194,6 +224,6 @@ function answerError(onError: WebhooksRouterOptions['onError']): ErrorRequestHan
       res.end();
       return;
     }
-    res.status(answer.status).json(answer.body);
+    res.status(answer.status).set(answer.headers).json(answer.body);
   };
 }

@@ -1,4 +1,4 @@
-import type { PutConfigBody, WebhookConfig, WebhookService } from '@svc/webhooks-core';
+import type { PutConfigBody, SendTestBody, WebhookConfig, WebhookService } from '@svc/webhooks-core';
 import {
   deliveryDetailSchema,
   deliveryListSchema,
@@ -6,6 +6,7 @@ import {
   putConfigBodySchema,
   replayResultSchema,
   rotatedSecretSchema,
+  sendTestBodySchema,
   testResultSchema,
   webhookConfigSchema,
 } from '@svc/webhooks-core/schemas';
@@ -46,6 +47,11 @@ export interface ApiRoute {
   description: string;
   /** JSON request body; the router requires `application/json` and parses it. */
   body?: JsonSchemaSource;
+  /**
+   * The body may be left out: a request without one (no `Content-Length` or 0, no `Transfer-Encoding`)
+   * reaches the handler with `req.body` undefined; one with a body is parsed as above.
+   */
+  bodyOptional?: boolean;
   /** Query parameters (the service validates them with this same schema). */
   query?: JsonSchemaSource;
   /** Descriptions of parameters for the document, by name (the schemas describe values, not their use). */
@@ -57,8 +63,9 @@ export interface ApiRoute {
   handle(service: WebhookService, agencyId: string, req: Request): Promise<RouteAnswer>;
 }
 
-/** Error codes every route can answer: authentication, role, and the generic 500. */
+/** Error codes every route can answer: a repeated `authorization` header, authentication, role, and the generic 500. */
 export const COMMON_ERROR_CODES: readonly WebhookApiErrorCode[] = [
+  'invalid_request',
   'unauthorized',
   'forbidden',
   'agency_inactive',
@@ -144,11 +151,19 @@ const sendTest: ApiRoute = {
   operationId: 'sendWebhookTest',
   summary: 'Send a test event',
   description:
-    'Sends one signed `webhook_test` event to the configured URL now, enabled or not, and reports what the receiver answered. No retry; not added to the delivery log. A receiver that refuses it is still a 200 answer with `success: false`.',
+    'Sends one signed `webhook_test` event to the configured URL now, enabled or not, and reports what the receiver answered. With a body `{ "eventType": "…" }`, sends that event type’s example envelope instead (the configuration must subscribe to it; see the `webhooks` of this document); without a body, or with `webhook_test`, the `webhook_test` event. The URL is checked against the URL policy again before sending. No retry; not added to the delivery log. A receiver that refuses it is still a 200 answer with `success: false`.',
+  body: sendTestBodySchema,
+  bodyOptional: true,
   responses: [{ status: 200, description: 'What the receiver answered.', schema: testResultSchema }],
-  errors: ['config_not_found'],
-  async handle(service, agencyId) {
-    return { status: 200, body: await service.sendTest(agencyId) };
+  errors: [
+    'config_not_found',
+    'rate_limited',
+    'validation_failed',
+    'unknown_event_type',
+    ...BODY_ERROR_CODES,
+  ],
+  async handle(service, agencyId, req) {
+    return { status: 200, body: await service.sendTest(agencyId, req.body as SendTestBody | undefined) };
   },
 };
 

@@ -30,6 +30,8 @@ beforeEach(async () => {
       urlPolicy: { allowPrivateNetworks: true },
       transport: { tls: { ca: receiver.ca } },
       retry: { schedule: [10, 10, 10, 10], jitterRatio: 0 },
+      // On the retry schedule's scale: a replay after five failures waits for the probe.
+      circuitBreaker: { openMs: 50, maxOpenMs: 200 },
     },
   });
   worker = createWorker(h.service, { pollIntervalMs: 10 });

@@ -4,6 +4,7 @@ import {
   DeliveryNotReplayableError,
   InvalidOptionError,
   InvalidWebhookUrlError,
+  RateLimitedError,
   SchemaNotMigratedError,
   UnknownEventTypeError,
   WebhookError,
@@ -36,11 +37,18 @@ describe('toErrorAnswer maps every error through the one code table', () => {
     ['method', new WebhookApiError('method_not_allowed', 'No.'), 405, 'method_not_allowed'],
   ];
 
+  it('rate_limited → 429 with Retry-After in whole seconds, rounded up', () => {
+    const answer = toErrorAnswer(new RateLimitedError('agency-1', 'test sends', 4_200));
+    expect(answer).toMatchObject({ status: 429, headers: { 'retry-after': '5' }, unexpected: false });
+    expect(answer.body.error).toMatchObject({ code: 'rate_limited', details: { retryAfterMs: 4_200 } });
+  });
+
   it.each(deliberate)('%s → its status, code, message and details', (_name, error, status, code) => {
     const answer = toErrorAnswer(error);
     expect(answer).toEqual({
       status,
       unexpected: false,
+      headers: {},
       body: {
         error: {
           code,

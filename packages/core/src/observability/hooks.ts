@@ -1,8 +1,17 @@
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
+import type { CircuitRecord, CircuitStatus } from '../delivery/circuit-breaker';
 import type { DeliveryRecord } from '../delivery/delivery';
 
 /** What the worker was doing when an unexpected error (a store or queue failure) happened. */
-export type WorkerErrorStage = 'claim' | 'attempt' | 'renew' | 'sweep';
+export type WorkerErrorStage = 'claim' | 'attempt' | 'renew' | 'sweep' | 'circuit';
+
+/** What {@link WebhookHooks.onCircuitChange} receives. */
+export interface WebhookCircuitEvent {
+  /** The breaker as this worker saved it. */
+  circuit: CircuitRecord;
+  /** Its status before. */
+  previous: CircuitStatus;
+}
 
 /** What {@link WebhookHooks.onAttempt} receives. Every time is epoch ms. */
 export interface WebhookAttemptEvent {
@@ -30,6 +39,11 @@ export interface WebhookHooks {
   onDelivered?(delivery: DeliveryRecord): void;
   /** After a delivery reached `failed` (attempts exhausted, or its configuration was disabled or deleted). */
   onFailed?(delivery: DeliveryRecord): void;
+  /**
+   * An agency's circuit breaker changed status (opened, took a probe, closed),
+   * reported by the worker that changed it.
+   */
+  onCircuitChange?(event: WebhookCircuitEvent): void;
   /** A store or queue call failed inside the worker; the affected work is retried after its lease expires. */
   onError?(error: unknown, context: { stage: WorkerErrorStage; deliveryId?: string }): void;
 }
@@ -68,6 +82,9 @@ export function combineHooks(...sets: ReadonlyArray<WebhookHooks | undefined>): 
     },
     onFailed: (delivery) => {
       for (const set of present) callHook(set.onFailed, delivery);
+    },
+    onCircuitChange: (event) => {
+      for (const set of present) callHook(set.onCircuitChange, event);
     },
     onError: (error, context) => {
       for (const set of present) callHook(set.onError, error, context);

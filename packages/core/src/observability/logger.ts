@@ -9,7 +9,8 @@ import type { WebhookAttemptEvent, WebhookHooks, WorkerErrorStage } from './hook
  * `debug`, every delivery that ends `failed` at `warn`, every store or queue
  * failure inside a worker at `error`. Fields are ids, event type, attempt number,
  * status code, error kind and durations: never a signing secret, never a request
- * or response body.
+ * or response body. The attempt line also carries `errorDetail`, the raw network
+ * error (which may name internal addresses and ports) that the agency is never shown.
  *
  * @example
  * ```ts
@@ -40,6 +41,18 @@ export function createLoggingHooks(logger: WebhookLogger): WebhookHooks {
   return {
     onAttempt: (event) => log.debug(attemptFields(event), 'webhook attempt recorded'),
     onFailed: (delivery) => log.warn(failedFields(delivery), 'webhook delivery failed'),
+    onCircuitChange: ({ circuit, previous }) => {
+      const fields = {
+        agencyId: circuit.agencyId,
+        status: circuit.status,
+        previous,
+        consecutiveFailures: circuit.consecutiveFailures,
+        openUntil: circuit.openUntil,
+      };
+      if (circuit.status === 'open')
+        log.warn(fields, 'webhook circuit opened: deliveries of the agency wait');
+      else log.info(fields, `webhook circuit ${circuit.status === 'closed' ? 'closed' : 'probing'}`);
+    },
     onError: (error, context) =>
       log.error(workerErrorFields(error, context), 'webhook worker: a store or queue call failed'),
   };
@@ -57,6 +70,8 @@ function attemptFields(event: WebhookAttemptEvent): Record<string, unknown> {
     statusCode: outcome.statusCode,
     errorKind: outcome.errorKind,
     error: outcome.errorMessage,
+    // The raw cause (addresses, ports, OpenSSL text) the agency never sees: this line is where it goes.
+    errorDetail: outcome.errorDetail ?? null,
     durationMs: outcome.durationMs,
     queueLagMs: Math.max(0, event.claimedAt - event.runAt),
     nextRetryAt: delivery.nextRetryAt,

@@ -29,15 +29,18 @@ const TIMEOUT_CODES = new Set([
 ]);
 
 /** Most specific first. */
-const KIND_ORDER: AttemptErrorKind[] = ['tls', 'dns', 'timeout', 'connect'];
+const KIND_ORDER: AttemptError['kind'][] = ['tls', 'dns', 'timeout', 'connect'];
 
-/** A failed attempt's kind and the message stored as `lastErrorMessage`. */
+/** A failed request's kind, what the agency is told, and what only the logs get. */
 export interface AttemptError {
-  kind: AttemptErrorKind;
+  kind: Exclude<AttemptErrorKind, 'http_status' | 'private_address'>;
+  /** Fixed text for the kind: stored as `lastErrorMessage`, shown by test sends. */
   message: string;
+  /** The raw error text (codes, addresses, ports), for the logs only. */
+  detail: string;
 }
 
-function kindOfCode(code: string): AttemptErrorKind {
+function kindOfCode(code: string): AttemptError['kind'] {
   if (TLS_CODES.has(code) || TLS_PREFIXES.some((prefix) => code.startsWith(prefix))) return 'tls';
   if (DNS_CODES.has(code)) return 'dns';
   if (TIMEOUT_CODES.has(code)) return 'timeout';
@@ -60,27 +63,70 @@ function codeOf(error: Error): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-const LEADS: Record<AttemptErrorKind, string> = {
-  tls: 'TLS handshake with the receiver failed',
-  dns: 'The receiver host did not resolve',
-  timeout: 'The receiver did not answer in time',
-  connect: 'Could not connect to the receiver',
-  http_status: 'The receiver answered with an error status',
-  private_address: 'The receiver resolves to a non-public address',
+/*
+ * What the agency is told. Raw error texts name the addresses and ports a
+ * connection tried ("connect ECONNREFUSED 10.0.0.7:8443") and quote the
+ * resolver and OpenSSL: shown to tenants, they would make test sends a port
+ * scanner of the host's network. So each kind has one fixed text saying what
+ * to check, and the raw text goes only to the host's logs (`errorDetail`).
+ */
+const TENANT_MESSAGES: Record<Exclude<AttemptErrorKind, 'http_status'>, string> = {
+  timeout:
+    'The receiver did not answer in time. Answer with a 2xx as soon as the request arrives, and do slow work afterwards.',
+  dns: 'The host name of the webhook URL did not resolve. Check its spelling and its DNS records.',
+  connect:
+    'Could not connect to the receiver: the connection was refused, reset or closed before an answer. Check that the host accepts HTTPS connections on the port of the webhook URL.',
+  tls: 'The TLS handshake with the receiver failed. Its certificate must be valid, unexpired, issued by a public certificate authority and name the host of the webhook URL.',
+  private_address:
+    'The host name of the webhook URL now resolves to a private, reserved or blocked address, so nothing was sent. Webhooks go to public addresses only.',
 };
 
+/** The fixed text the agency sees for a failure of `kind` without a response. */
+export function tenantMessage(kind: Exclude<AttemptErrorKind, 'http_status'>): string {
+  return TENANT_MESSAGES[kind];
+}
+
 /**
- * Classifies a failed request (no response received) for the attempt outcome.
+ * The text the agency sees for a non-2xx answer. A redirect names its target
+ * (the receiver's own `Location`, given already cleaned of control characters),
+ * so the agency can point the webhook URL at it.
+ */
+export function httpStatusMessage(statusCode: number, location?: string): string {
+  if (statusCode >= 300 && statusCode < 400) {
+    const target = location ? ` to ${location}` : '';
+    return `The receiver answered HTTP ${statusCode}, a redirect${target}. Redirects are not followed: set the webhook URL to the final address.`;
+  }
+  return `The receiver answered HTTP ${statusCode}; only a 2xx status counts as delivered.`;
+}
+
+/** Longest raw detail kept for the logs: enough for a chain of three or four errors. */
+const DETAIL_MAX_CHARS = 1000;
+
+/**
+ * The raw cause of a failed request for the logs: `code: message` of the error,
+ * its causes and aggregated errors, each once. Control characters are removed,
+ * since part of it (certificate names) comes from the receiver.
+ */
+export function rawDetail(error: unknown): string {
+  const tree = errorTree(error);
+  const parts = tree.map((inner) => {
+    const code = codeOf(inner);
+    return code && !inner.message.includes(code) ? `${code}: ${inner.message}` : inner.message || inner.name;
+  });
+  const text = tree.length === 0 ? String(error) : [...new Set(parts)].join('; ');
+  return text.replace(/\p{Cc}/gu, ' ').slice(0, DETAIL_MAX_CHARS);
+}
+
+/**
+ * Classifies a failed request (no response received) for the attempt outcome:
+ * its kind, the fixed text for the agency and the raw detail for the logs.
  * Unknown failures count as `connect`: the request did not get through.
  */
 export function classifyRequestError(error: unknown): AttemptError {
   const tree = errorTree(error);
   const kinds = new Set(tree.map(codeOf).flatMap((code) => (code ? [kindOfCode(code)] : [])));
   const kind = KIND_ORDER.find((candidate) => kinds.has(candidate)) ?? 'connect';
-  const detail = tree.find((inner) => inner.message !== '');
-  const code = tree.map(codeOf).find((candidate) => candidate !== undefined);
-  const suffix = detail ? `: ${detail.message}` : code ? `: ${code}` : '';
-  return { kind, message: `${LEADS[kind]}${suffix}` };
+  return { kind, message: TENANT_MESSAGES[kind], detail: rawDetail(error) };
 }
 
 /** Whether `error` is undici refusing its arguments: a bug in the caller, not a failed delivery. */

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { setNewest } from '../bounded-map';
 import { type DeadlineResult, withinDeadline } from '../deadline';
 import { InvalidOptionError, InvalidWebhookUrlError } from '../errors';
+import { positiveIntegerOption } from '../validation';
 import {
   answerTtlMs,
   createDnsCache,
@@ -14,11 +15,16 @@ import {
   refusalTtlMs,
 } from './dns-cache';
 import { createDnsResolver, type HostResolver, isLocalhostName, type ResolvedAddress } from './dns-resolver';
-import { isPublicAddress } from './public-address';
+import {
+  createDeniedAddressTest,
+  DEFAULT_DENIED_RANGES,
+  type DeniedAddressTest,
+  isPublicAddress,
+} from './public-address';
 import { createSharedLookups } from './shared-lookups';
 
 export type { HostResolver, ResolvedAddress } from './dns-resolver';
-export { isPublicAddress } from './public-address';
+export { DEFAULT_DENIED_RANGES, isPublicAddress } from './public-address';
 
 /** Which webhook URLs are accepted: the `urlPolicy` option of {@link createWebhookService}. */
 export interface UrlPolicyOptions {
@@ -35,6 +41,19 @@ export interface UrlPolicyOptions {
    * @default false
    */
   allowPrivateNetworks?: boolean;
+  /**
+   * CIDR ranges webhooks may never reach, refused as `private_address`. They add
+   * to the built-in rule (never loosen it) and hold even with
+   * `allowPrivateNetworks`; an IPv6 form that carries an IPv4 address is judged
+   * by that address too. Giving the option replaces the default list: spread
+   * {@link DEFAULT_DENIED_RANGES} to keep it.
+   * @default DEFAULT_DENIED_RANGES (cloud metadata and platform addresses)
+   * @example
+   * ```ts
+   * createUrlPolicy({ deniedRanges: [...DEFAULT_DENIED_RANGES, '203.0.113.0/24'] });
+   * ```
+   */
+  deniedRanges?: readonly string[];
   /**
    * Resolver used at configuration time and again before every send; replaces
    * the built-in one entirely (`dnsServers` is then ignored). Its answers are
@@ -75,6 +94,7 @@ export interface UrlPolicyOptions {
 
 /** A URL that passed the policy, with the addresses that were checked. */
 export interface CheckedUrl {
+  /** The parsed URL. Its `href` is the normalised form: what is stored and what a send goes to. */
   url: URL;
   /** Hostname without IPv6 brackets. */
   hostname: string;
@@ -153,7 +173,9 @@ function assertScheme(url: URL, allowHttp: boolean): void {
 /**
  * The synchronous part of the policy: parses `url` (WHATWG rules, which also
  * normalise decimal, octal, hex and short IPv4 hosts), then checks the scheme,
- * refuses credentials in the URL and refuses `localhost` names without a lookup.
+ * refuses credentials in the URL, an explicit port outside 1–65535, and
+ * `localhost` names without a lookup. The result's `href` is the normalised
+ * URL: what the service stores and what a send goes to.
  *
  * @throws {@link InvalidWebhookUrlError} with reason `invalid_url`, `not_https` or `private_address`.
  * @example
@@ -172,6 +194,13 @@ export function assertUrlShape(url: string, rules: UrlShapeRules): URL {
   }
   if (parsed.hostname === '') {
     throw new InvalidWebhookUrlError('invalid_url', 'The webhook URL has no host.');
+  }
+  // The WHATWG parser refuses ports above 65535 and drops the scheme's default, but keeps an explicit 0.
+  if (parsed.port !== '' && !(Number(parsed.port) >= 1 && Number(parsed.port) <= 65_535)) {
+    throw new InvalidWebhookUrlError(
+      'invalid_url',
+      'The port of the webhook URL must be between 1 and 65535.',
+    );
   }
   if (!rules.allowPrivateNetworks && isLocalhostName(bareHostname(parsed))) {
     throw new InvalidWebhookUrlError('private_address', 'The webhook URL must not point at localhost.');
@@ -193,7 +222,7 @@ function privateAddress(hostname: string): HostRefusal {
   return {
     ok: false,
     reason: 'private_address',
-    message: `The host "${hostname}" resolves to a private, loopback or reserved address; webhooks go to public addresses only.`,
+    message: `The host "${hostname}" resolves to a private, loopback, reserved or blocked address; webhooks go to public addresses only.`,
   };
 }
 
@@ -214,10 +243,17 @@ function checkedAddresses(answers: readonly ResolvedAddress[]): ResolvedAddress[
 /** The resolved settings of a policy, shared by its helpers. */
 interface PolicySettings {
   allowPrivateNetworks: boolean;
+  /** `deniedRanges`, which hold whatever `allowPrivateNetworks` says. */
+  isDenied: DeniedAddressTest;
   resolve: HostResolver;
   lookupTimeoutMs: number;
   /** Failures are cached only for the built-in resolver, whose errors are known DNS outcomes. */
   cacheFailures: boolean;
+}
+
+/** Whether a webhook may go to `address`: public (unless private networks are allowed) and not denied. */
+function isAllowedAddress(address: string, settings: PolicySettings): boolean {
+  return (settings.allowPrivateNetworks || isPublicAddress(address)) && !settings.isDenied(address);
 }
 
 /** A lookup of `hostname` and the policy's verdict on it, with how long that verdict may be reused. */
@@ -243,22 +279,10 @@ async function lookUpAndJudge(
   if (result.kind !== 'done') return failed(unresolvable(hostname, timedOut), 'ETIMEOUT');
   const answers = validAnswers(result.value);
   if (answers.length === 0) return failed(unresolvable(hostname, 'has no A or AAAA record'), 'ENODATA');
-  if (!settings.allowPrivateNetworks && !answers.every(({ address }) => isPublicAddress(address))) {
+  if (!answers.every(({ address }) => isAllowedAddress(address, settings))) {
     return { verdict: privateAddress(hostname), ttlMs: refusalTtlMs(answers) };
   }
   return { verdict: { ok: true, addresses: checkedAddresses(answers) }, ttlMs: answerTtlMs(answers) };
-}
-
-function positiveInteger(option: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isInteger(resolved) || resolved < 1) {
-    throw new InvalidOptionError(
-      '@svc/webhooks-core',
-      option,
-      `${option} must be a positive integer; got ${String(value)}.`,
-    );
-  }
-  return resolved;
 }
 
 /** A check result that needs no I/O until `expiresAt` (Infinity for IP-literal hosts). */
@@ -317,8 +341,8 @@ function createHostJudge(settings: PolicySettings, maxPerAgency: number, now: ()
 }
 
 /** The check of an IP-literal host: the address as it is, no DNS query. */
-function literalCheck(parsed: URL, hostname: string, allowPrivateNetworks: boolean): CheckedUrl {
-  if (!allowPrivateNetworks && !isPublicAddress(hostname)) throw refusal(privateAddress(hostname));
+function literalCheck(parsed: URL, hostname: string, settings: PolicySettings): CheckedUrl {
+  if (!isAllowedAddress(hostname, settings)) throw refusal(privateAddress(hostname));
   return { url: parsed, hostname, addresses: [{ address: hostname, family: isIP(hostname) === 6 ? 6 : 4 }] };
 }
 
@@ -332,6 +356,8 @@ function literalCheck(parsed: URL, hostname: string, allowPrivateNetworks: boole
  * reused for its TTL, clamped to [1 s, 5 min]; failures for at most 30 s
  * (dns-cache.ts). Concurrent lookups of one name share one query.
  *
+ * @throws {@link InvalidOptionError} when `deniedRanges` holds anything but CIDR
+ *   strings, or `maxLookupsPerAgency` is not a positive integer
  * @example
  * ```ts
  * const policy = createUrlPolicy();
@@ -347,12 +373,13 @@ export function createUrlPolicy(
   const lookupTimeoutMs = options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
   const settings: PolicySettings = {
     allowPrivateNetworks,
+    isDenied: createDeniedAddressTest(options.deniedRanges ?? DEFAULT_DENIED_RANGES),
     resolve:
       options.resolve ?? createDnsResolver({ servers: options.dnsServers, timeoutMs: lookupTimeoutMs }),
     lookupTimeoutMs,
     cacheFailures: options.resolve === undefined,
   };
-  const maxPerAgency = positiveInteger(
+  const maxPerAgency = positiveIntegerOption(
     'urlPolicy.maxLookupsPerAgency',
     options.maxLookupsPerAgency,
     DEFAULT_MAX_LOOKUPS_PER_AGENCY,
@@ -370,7 +397,7 @@ export function createUrlPolicy(
       const parsed = assertUrlShape(url, { allowHttp, allowPrivateNetworks });
       const hostname = bareHostname(parsed);
       if (isIP(hostname) !== 0) {
-        const checked = literalCheck(parsed, hostname, allowPrivateNetworks);
+        const checked = literalCheck(parsed, hostname, settings);
         knownChecks.keep(url, checked, Number.POSITIVE_INFINITY);
         return checked;
       }
