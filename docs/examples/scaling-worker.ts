@@ -15,7 +15,7 @@ export async function startWorkerProcess(databaseUrl: string, schema: string, sh
   await migrate({ pool, schema }); // safe from every process at once: migrations take a lock
   const adapters = createPgWebhooks({ pool, schema });
   const webhooks = createWebhookService({ ...shared, store: adapters.store, queue: adapters.queue });
-  const worker = createWorker(webhooks, { concurrency: 64, perAgencyConcurrency: 8 });
+  const worker = createWorker(webhooks); // 512 attempts in flight, 8 per agency: see the isolation section
   await worker.start();
 
   async function shutdown(): Promise<void> {

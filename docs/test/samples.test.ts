@@ -9,6 +9,7 @@ import {
 } from '@svc/webhooks-core';
 import { signWebhook } from '@svc/webhooks-verify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createPatientWebhooks } from '../examples/circuit-breaker-options';
 import { createConfiguredWebhooks } from '../examples/configuration';
 import {
   webhooks as eventWebhooks,
@@ -242,5 +243,33 @@ describe('observability sample', () => {
 
     expect(lines.some((line) => line.startsWith('warn webhook delivery failed'))).toBe(true);
     expect(lines.some((line) => line.startsWith('info agency notified of a failed delivery'))).toBe(true);
+  });
+});
+
+describe('circuit breaker options sample', () => {
+  it('takes the tuned caps, and refuses the sixth test send in a minute with rate_limited', async () => {
+    const store = createMemoryStore();
+    const webhooks = createPatientWebhooks(store, createMemoryQueue(), () => undefined);
+    cleanups.push(() => webhooks.close());
+    expect(webhooks.transportStats()).toMatchObject({
+      pools: 0,
+      sockets: 0,
+      maxPools: 4_096,
+      maxSockets: 8_192,
+    });
+    // Stored directly: the sample's URL policy refuses 127.0.0.1 at PUT, and at send, which still counts.
+    await store.upsertConfig({
+      agencyId: 'agency-t',
+      webhookUrl: 'https://127.0.0.1:9/hooks',
+      enabled: true,
+      subscribedEventTypes: [],
+      now: Date.now(),
+      newId: 'cfg-t',
+      newSigningSecret: 'a'.repeat(64),
+    });
+    for (let index = 0; index < 5; index += 1) {
+      expect((await webhooks.sendTest('agency-t')).success).toBe(false);
+    }
+    await expect(webhooks.sendTest('agency-t')).rejects.toMatchObject({ code: 'rate_limited' });
   });
 });

@@ -39,6 +39,8 @@ async function startHost(receiverCa: string): Promise<{ host: HostApp; server: S
       transport: { tls: { ca: receiverCa } },
       // Five attempts 100 ms apart instead of minutes and hours, so a failure shows in a second.
       retry: { schedule: [100, 100, 100, 100], jitterRatio: 0 },
+      // The five 503s open the agency's circuit breaker; on the demo's scale it probes after 300 ms, not 30 s.
+      circuitBreaker: { openMs: 300, maxOpenMs: 300 },
     },
     worker: { pollIntervalMs: 50 },
     demoEmit: true,

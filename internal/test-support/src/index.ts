@@ -16,4 +16,4 @@ export type { ReceiverStats } from './receiver-messages';
 export type { ReceiverProcess, ReceiverProcessOptions } from './receiver-process';
 export { spawnReceiverProcess } from './receiver-process';
 export type { ServiceHarness, ServiceHarnessOptions } from './service-harness';
-export { FAST_RETRY, jobCancelled, startServiceHarness } from './service-harness';
+export { FAST_CIRCUIT, FAST_RETRY, jobCancelled, startServiceHarness } from './service-harness';

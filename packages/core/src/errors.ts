@@ -18,6 +18,7 @@ export type WebhookErrorCode =
   | 'transactions_unsupported'
   | 'invalid_option'
   | 'transport_closed'
+  | 'rate_limited'
   | 'store_error';
 
 /** Base class of every error thrown on purpose by the webhooks packages. */
@@ -130,5 +131,25 @@ export class InvalidOptionError extends WebhookError {
   constructor(packageName: string, option: string, message: string) {
     super('invalid_option', `${packageName}: ${message}`, { details: { option } });
     this.option = option;
+  }
+}
+
+/**
+ * Too many requests of one kind for one agency (today: test sends). Nothing was
+ * sent and nothing changed; try again after `retryAfterMs`.
+ */
+export class RateLimitedError extends WebhookError {
+  declare readonly details: { agencyId: string; retryAfterMs: number };
+
+  constructor(agencyId: string, what: string, retryAfterMs: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    super('rate_limited', `Too many ${what} for this agency; try again in ${seconds} s.`, {
+      details: { agencyId, retryAfterMs },
+    });
+  }
+
+  /** Ms until the next request of this kind will be accepted. */
+  get retryAfterMs(): number {
+    return this.details.retryAfterMs;
   }
 }

@@ -37,6 +37,12 @@ export type {
 export { generateSigningSecret, maskSigningSecret } from './config/secret';
 export type { AttemptErrorKind, AttemptOutcome } from './delivery/attempt-outcome';
 export type {
+  CircuitBreakerOptions,
+  CircuitRecord,
+  CircuitState,
+  CircuitStatus,
+} from './delivery/circuit-breaker';
+export type {
   DeliveryDetail,
   DeliveryList,
   DeliveryRecord,
@@ -56,6 +62,7 @@ export {
   DeliveryNotReplayableError,
   InvalidOptionError,
   InvalidWebhookUrlError,
+  RateLimitedError,
   SchemaNotMigratedError,
   UnknownEventTypeError,
   WebhookError,
@@ -69,15 +76,26 @@ export type {
   EmitInput,
   EventCatalogue,
   EventCatalogueOptions,
+  EventMetadataMap,
   EventTypeOf,
   ParsedEvent,
 } from './events/event-catalogue';
 export { createEventCatalogue } from './events/event-catalogue';
-export type { EventDefinition, EventDefinitionInput } from './events/event-definition';
+export type { EventDefinition, EventDefinitionInput, EventExample } from './events/event-definition';
 export { defineEvent, TEST_EVENT_TYPE } from './events/event-definition';
+export type { ExampleEnvelope, ExampleEnvelopeOptions } from './events/event-example';
+export { buildExampleEnvelope } from './events/event-example';
+export type { TestEventMetadata } from './events/test-event';
+export { webhookTestEvent } from './events/test-event';
+export type { SendTestBody } from './events/test-send';
 export { createMemoryQueue, type MemoryQueueOptions } from './memory/memory-queue';
 export { createMemoryStore } from './memory/memory-store';
-export type { WebhookAttemptEvent, WebhookHooks, WorkerErrorStage } from './observability/hooks';
+export type {
+  WebhookAttemptEvent,
+  WebhookCircuitEvent,
+  WebhookHooks,
+  WorkerErrorStage,
+} from './observability/hooks';
 export { combineHooks } from './observability/hooks';
 export type { WebhookLogger } from './observability/logger';
 export type {
@@ -87,9 +105,12 @@ export type {
   WebhookServiceOptions,
 } from './service/service';
 export { createWebhookService } from './service/service';
+export type { TestSendLimitOptions } from './service/test-send-limit';
+export type { TransportStats } from './transport/pinned-pools';
 export { EVENT_TYPE_HEADER, SIGNATURE_HEADER, WEBHOOK_ID_HEADER } from './transport/signed-request';
 export type { TransportOptions } from './transport/transport';
 export type { HostResolver, ResolvedAddress, UrlPolicyOptions } from './transport/url-policy';
+export { DEFAULT_DENIED_RANGES } from './transport/url-policy';
 export { createRecoverySweep, type RecoverySweep, type RecoverySweepOptions } from './worker/recovery-sweep';
 export type { WebhookWorker, WorkerOptions } from './worker/worker';
 export { createWorker } from './worker/worker';

@@ -3,7 +3,9 @@
  * bodies and answers, the delivery envelope and the built-in events' metadata.
  * `@svc/webhooks-express` validates requests and builds its OpenAPI document
  * from them; a host can reuse them to validate or document its own layer. The
- * TypeScript types inferred from them are exported by the main entry.
+ * TypeScript types inferred from them are exported by the main entry. The
+ * event contract is derived from them here too: each event type's envelope as
+ * zod and as JSON Schema, and a types-only module for receivers.
  *
  * @packageDocumentation
  * @module @svc/webhooks-core/schemas
@@ -36,3 +38,9 @@ export {
 } from './events/built-in-events';
 export { entityTypeSchema } from './events/entity-types';
 export { createdByRoleSchema } from './events/event-catalogue';
+export type { EventJsonSchema } from './events/event-json-schema';
+export { buildEventEnvelopeSchema, buildEventJsonSchema } from './events/event-json-schema';
+export type { EventTypesModuleOptions } from './events/event-types-module';
+export { buildEventTypesModule } from './events/event-types-module';
+export { testEventMetadataSchema } from './events/test-event';
+export { sendTestBodySchema } from './events/test-send';

@@ -1,5 +1,10 @@
 import type { z } from 'zod';
-import { type ValidationIssue, type WebhookErrorCode, WebhookValidationError } from './errors';
+import {
+  InvalidOptionError,
+  type ValidationIssue,
+  type WebhookErrorCode,
+  WebhookValidationError,
+} from './errors';
 
 /** Flattens zod issues into `{ path: 'a.b.0', message }` pairs for error bodies. */
 export function toValidationIssues(error: z.ZodError): ValidationIssue[] {
@@ -29,4 +34,20 @@ export function parseWithSchema<S extends z.ZodType>(
     issues,
     code,
   );
+}
+
+/**
+ * The option's value, or `fallback` when it is not given; throws
+ * {@link InvalidOptionError} (naming the option) unless the result is a positive integer.
+ */
+export function positiveIntegerOption(option: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isInteger(resolved) || resolved < 1) {
+    throw new InvalidOptionError(
+      '@svc/webhooks-core',
+      option,
+      `${option} must be a positive integer; got ${String(value)}.`,
+    );
+  }
+  return resolved;
 }

@@ -139,7 +139,7 @@ describe('delivery through a real HTTPS receiver', () => {
     const emitted = await harness.webhooks.emit(jobCancelled('agency-a'));
     const failed = await harness.waitForStatus('agency-a', emitted!.deliveryId, 'failed');
     expect(failed.lastResponseCode).toBeNull();
-    expect(failed.lastErrorMessage).toBe('No response within 300 ms');
+    expect(failed.lastErrorMessage).toMatch(/^The receiver did not answer in time\./);
   });
 
   it('never follows a redirect: it is a failed attempt naming the location', async () => {

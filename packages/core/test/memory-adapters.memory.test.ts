@@ -96,11 +96,22 @@ const queueOperation: fc.Arbitrary<QueueOperation> = fc.oneof(
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 30 }) }),
 );
 
+function countBy(keys: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return counts;
+}
+
 function claimableAt(entry: ModelEntry): number {
   return entry.claimId === null ? entry.runAt : entry.leaseUntil;
 }
 
-/** Checks a claim's answer against the model (any entry tied for earliest is a valid pick), then applies it. */
+/**
+ * Checks a claim's answer against the model, then applies it: round robin over
+ * agencies (no agency gets a second entry while another that had one left got
+ * none), earliest-claimable first within an agency (any entry tied for earliest
+ * is a valid pick).
+ */
 function expectClaims(
   model: Map<string, ModelEntry>,
   claims: readonly Claim[],
@@ -110,17 +121,27 @@ function expectClaims(
     const entry = model.get(id);
     return !!entry && !options.excluded.includes(entry.agencyId) && claimableAt(entry) <= options.now;
   };
-  const available = [...model.keys()].filter(eligible).length;
+  const availableIds = [...model.keys()].filter(eligible);
   expect(claims.length, 'claims fill the limit from what is claimable').toBe(
-    Math.min(options.limit, available),
+    Math.min(options.limit, availableIds.length),
   );
+  const availableBy = countBy(availableIds.map((id) => (model.get(id) as ModelEntry).agencyId));
+  const takenBy = countBy(claims.map((claim) => claim.agencyId));
+  const most = Math.max(0, ...takenBy.values());
+  for (const [agencyId, available] of availableBy) {
+    const taken = takenBy.get(agencyId) ?? 0;
+    if (taken < available)
+      expect(taken, `${agencyId}'s share of a round-robin claim`).toBeGreaterThanOrEqual(most - 1);
+  }
   for (const claim of claims) {
     expect(eligible(claim.deliveryId), `${claim.deliveryId} was claimable`).toBe(true);
     const entry = model.get(claim.deliveryId) as ModelEntry;
     const earliest = Math.min(
-      ...[...model.entries()].filter(([id]) => eligible(id)).map(([, other]) => claimableAt(other)),
+      ...[...model.entries()]
+        .filter(([id, other]) => eligible(id) && other.agencyId === entry.agencyId)
+        .map(([, other]) => claimableAt(other)),
     );
-    expect(claimableAt(entry), 'claims come out earliest-claimable first').toBe(earliest);
+    expect(claimableAt(entry), 'within an agency, earliest-claimable first').toBe(earliest);
     expect(claim).toMatchObject({
       agencyId: entry.agencyId,
       runAt: entry.runAt,

@@ -55,7 +55,15 @@ describe('createPinnedPools(): one pool per origin and checked address set', () 
       ),
     };
   };
-  const poolsFor = () => createPinnedPools({ connections: 1, timeoutMs: 1000, idleMs: 60_000 });
+  const poolsFor = () =>
+    createPinnedPools({
+      connections: 1,
+      timeoutMs: 1000,
+      connectTimeoutMs: 1000,
+      idleMs: 60_000,
+      maxPools: 16,
+      maxSockets: 16,
+    });
 
   it('reuses the pool for a new check result with the same set, even reordered (round-robin DNS)', async () => {
     const pools = poolsFor();

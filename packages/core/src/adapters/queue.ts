@@ -39,6 +39,14 @@ export interface ClaimOptions {
    * such entries, and the worker then reschedules them shortly.
    */
   excludeAgencies?: readonly string[];
+  /**
+   * Most live claims one agency may hold: an agency that already holds this many
+   * unexpired leases gets no entry from this claim. Where
+   * `capabilities.sharedAgencyLimit` is true the queue counts every holder's
+   * leases on the backend (every worker process); otherwise only this call's own
+   * claims count, and the worker adds its own in-flight count through `excludeAgencies`.
+   */
+  perAgencyLimit?: number;
 }
 
 /** Optional behaviours, declared rather than guessed from which methods exist. */
@@ -49,6 +57,12 @@ export interface QueueCapabilities {
   excludeAgencies: boolean;
   /** `waitForWork` wakes on enqueue (rather than only timing out). */
   wakeups: boolean;
+  /**
+   * `claim` counts `perAgencyLimit` against every live lease on the backend, so
+   * the cap holds across worker processes.
+   * @default false
+   */
+  sharedAgencyLimit?: boolean;
   /**
    * The queue lives in this process, so a `claim` costs no round trip. Workers
    * then claim as soon as one slot is free; otherwise they wait until an eighth
@@ -64,6 +78,12 @@ export interface QueueCapabilities {
  * Safe for many workers on many machines sharing one backend: an entry is held by
  * at most one live claim at a time, an expired lease returns the entry to the
  * pool, and every operation on a claim checks the `claimId` first.
+ *
+ * Claims are fair across agencies: they go round robin over the agencies with
+ * claimable entries, one entry per agency per round, earliest `runAt` first
+ * within an agency, and the rotation carries on from one claim to the next. An
+ * agency's backlog of 10,000 therefore delays another agency's next entry by at
+ * most one round, never by its backlog.
  *
  * @remarks Deliberately out of the contract: ordering between entries due at the
  * same time, delivery content (the queue carries ids only), and retries (the

@@ -1,4 +1,5 @@
 import type { WebhookConfigRecord } from '../config/config';
+import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryStatus, DeliveryUpdate } from '../delivery/delivery';
 import { WebhookError } from '../errors';
 
@@ -125,6 +126,22 @@ export interface WebhookStore {
    * `capabilities.purge` is true.
    */
   purgeDeliveries?(options: { olderThan: number; limit: number }): Promise<number>;
+
+  /** The agency's circuit breaker, or null when it has never been written. */
+  getCircuit(agencyId: string): Promise<CircuitRecord | null>;
+
+  /**
+   * Compare-and-set of the agency's circuit breaker: writes `state` only when the
+   * stored version still equals `expectedVersion` (null: only when none is stored),
+   * and returns the record written, its version one higher (1 for a new one).
+   * Returns null when the precondition failed. Independent of the configuration:
+   * deleting a configuration leaves its breaker.
+   */
+  saveCircuit(
+    agencyId: string,
+    expectedVersion: number | null,
+    state: CircuitState,
+  ): Promise<CircuitRecord | null>;
 
   /** Releases connections the store opened itself (not injected ones). Idempotent. */
   close?(): Promise<void>;

@@ -17,11 +17,27 @@ export interface AttemptOutcome {
   statusCode: number | null;
   /** Null when `ok`. */
   errorKind: AttemptErrorKind | null;
-  /** Human-readable cause, stored as `lastErrorMessage`; null when `ok`. */
+  /**
+   * What the agency is told: a fixed, helpful text per `errorKind` (with the
+   * status for `http_status`), never raw network detail. Stored as
+   * `lastErrorMessage` and shown by test sends; null when `ok`.
+   */
   errorMessage: string | null;
+  /**
+   * The raw cause for the host's operators: Node, undici and OpenSSL error codes
+   * and texts, which may name internal addresses, ports and DNS names. It
+   * reaches only the `onAttempt` hook, the logger and the OpenTelemetry span;
+   * it is never stored and never answered through the API. Absent when there
+   * is nothing to add to `errorMessage`.
+   */
+  errorDetail?: string;
   /** Wall time of the attempt in ms. */
   durationMs: number;
-  /** Up to 4 KiB of the response body, decoded as UTF-8; null when none was read. */
+  /**
+   * Up to 4 KiB of the response body, decoded as UTF-8, without control
+   * characters (tabs and line feeds kept); null when none was read. Written by
+   * the receiver: untrusted text.
+   */
   responseExcerpt: string | null;
   /** Parsed `Retry-After` of a 429 or 503, in ms from now; null otherwise. */
   retryAfterMs: number | null;

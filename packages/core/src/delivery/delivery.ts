@@ -101,10 +101,31 @@ export const deliveryDetailSchema = deliverySummarySchema
   .meta({ id: 'DeliveryDetail' });
 export type DeliveryDetail = z.infer<typeof deliveryDetailSchema>;
 
+/** Plain decimal digits, as a query string carries a number: no sign, point, exponent, radix prefix or space. */
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
+/**
+ * A whole number read from a query string, checked by `number`. A string is
+ * taken only as plain decimal digits: `Number()` (and so `z.coerce`) would also
+ * read `1e1`, `0x10`, ` 10 `, `+5` and `10.0`, each a different spelling a
+ * client did not mean or a cache would key apart. A number passes through, for
+ * callers of the service who hand over a parsed query.
+ */
+function queryInteger(number: z.ZodNumber) {
+  return z.preprocess((value, ctx) => {
+    if (typeof value !== 'string') return value;
+    if (DECIMAL_DIGITS.test(value)) return Number(value);
+    ctx.addIssue({ code: 'custom', message: 'Write the number in plain decimal digits, such as 20.' });
+    return z.NEVER;
+  }, number);
+}
+
 /** Query of the delivery list: `status` filter, `limit` 1..100 (default 20), opaque `cursor`. */
 export const listDeliveriesQuerySchema = z.strictObject({
   status: deliveryStatusSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  // prefault, not default: it feeds 20 through the preprocess like a sent value, and the
+  // OpenAPI document still shows `default: 20` (a transform's own default is output-only).
+  limit: queryInteger(z.number().int().min(1).max(100)).prefault(20),
   cursor: z.string().min(1).max(200).optional(),
 });
 export type ListDeliveriesQuery = z.input<typeof listDeliveriesQuerySchema>;

@@ -3,6 +3,7 @@ import type { TransactionOptions } from '../adapters/store';
 import { assertNoTransaction } from '../adapters/store';
 import { WebhookError } from '../errors';
 import { type HeapSlot, IndexedHeap } from './indexed-heap';
+import { Rotation, type RotationSlot } from './rotation';
 import { Timeline, type TimelineSlot } from './timeline';
 
 /** Options of {@link createMemoryQueue}. */
@@ -34,7 +35,7 @@ interface QueuedEntry extends TimelineSlot {
  * (leases run 30 s and more, far behind the backlog) and the ack that follows
  * never sift through the backlog.
  */
-interface AgencyLane extends HeapSlot {
+interface AgencyLane extends HeapSlot, RotationSlot<AgencyLane> {
   readonly agencyId: string;
   readonly ready: Timeline<QueuedEntry>;
   readonly leased: Timeline<QueuedEntry>;
@@ -70,17 +71,23 @@ const MAX_TIMER_MS = 2_147_483_647;
  *   still honoured (nobody else holds the entry, so finishing is safe); once
  *   another claim or an `enqueue` replaced the `claimId`, the old one is refused.
  * - `enqueue` replaces an existing entry and drops its live claim.
- * - Claims come out earliest-claimable first; entries of excluded agencies are
- *   skipped without being consumed, and the limit is filled from other agencies.
+ * - Claims go round robin over the agencies with claimable entries (the
+ *   rotation below), one entry per agency per turn, earliest-claimable first
+ *   within an agency; entries of excluded agencies are skipped without being
+ *   consumed, and the limit is filled from other agencies.
+ * - `perAgencyLimit` counts the agency's live leases in this queue: the queue is
+ *   the whole backend, so the cap is shared by every worker using it.
  * - `waitForWork` resolves on `enqueue` or `reschedule`, when the earliest entry
  *   that is not yet claimable becomes so (by `clock`), on timeout or on abort.
  *   Entries that are already claimable do not wake it: the caller has just
  *   claimed what it could, and waking at once would spin on entries it excluded.
  *
  * @remarks Each agency keeps its unclaimed entries ordered by `runAt` and its held
- * ones by `leaseUntil`, and the agencies sit in a heap keyed by their earliest
- * claimable time, so `claim` costs O(limit · log n) plus one step per excluded
- * agency, whatever the backlog. Times that arrive in order (entries enqueued at
+ * ones by `leaseUntil`. An agency with nothing claimable yet waits in a heap
+ * keyed by its earliest claimable time; once that time comes, a claim moves it to
+ * the back of the rotation, and each agency served goes to the back again, so
+ * `claim` costs O(limit + log n) plus one step per excluded or capped agency,
+ * whatever the backlog. Times that arrive in order (entries enqueued at
  * "now", leases of one length) are appended rather than sifted, so a claim, ack
  * or renew is O(1) in an agency's backlog in that common case. Passing
  * `options.transaction` throws a `WebhookError` with code `transactions_unsupported`.
@@ -101,13 +108,19 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     excludeAgencies: true,
     wakeups: true,
     inProcess: true,
+    sharedAgencyLimit: true,
   });
 
   readonly #clock: () => number;
   readonly #entries = new Map<string, QueuedEntry>();
   readonly #lanes = new Map<string, AgencyLane>();
-  /** Lanes keyed by their earliest claimable time; a lane is here exactly while it has entries. */
+  /**
+   * Lanes with entries but nothing claimable when last looked at, keyed by their
+   * earliest claimable time. Every lane with entries is here or in #rotation.
+   */
   readonly #schedule = new IndexedHeap<AgencyLane>();
+  /** Lanes with claimable entries, in turn order: the front one is served next. */
+  readonly #rotation = new Rotation<AgencyLane>();
   readonly #waiters = new Set<() => void>();
 
   constructor(clock: () => number) {
@@ -150,23 +163,43 @@ class MemoryDeliveryQueue implements DeliveryQueue {
         `leaseMs must be a positive number of milliseconds, got ${options.leaseMs}.`,
       );
     }
+    const { now, limit, perAgencyLimit } = options;
+    this.#promoteDue(now);
     const excluded = options.excludeAgencies?.length ? new Set(options.excludeAgencies) : undefined;
     const claims: Claim[] = [];
     let skipped: AgencyLane[] | undefined;
-    while (claims.length < options.limit) {
-      const lane = this.#schedule.peek();
-      if (!lane || this.#schedule.peekKey() > options.now) break;
-      if (excluded?.has(lane.agencyId)) {
-        // Set the whole lane aside: one step per excluded agency, however deep its backlog.
-        this.#schedule.remove(lane);
+    while (claims.length < limit) {
+      const lane = this.#rotation.shift();
+      if (!lane) break;
+      if (laneTime(lane) > now) {
+        this.#schedule.push(lane, laneTime(lane));
+        continue;
+      }
+      const full = perAgencyLimit !== undefined && lane.leased.size >= perAgencyLimit;
+      // A full lane may still take over a lease that has ended: that adds no live lease.
+      if (excluded?.has(lane.agencyId) || (full && !(lane.leased.firstTime() <= now))) {
         skipped ??= [];
         skipped.push(lane);
         continue;
       }
-      claims.push(this.#grant(lane, options.leaseMs, options.now));
+      claims.push(this.#grant(lane, options.leaseMs, now, full));
+      if (laneTime(lane) <= now) this.#rotation.push(lane);
+      else this.#schedule.push(lane, laneTime(lane));
     }
-    if (skipped) for (const lane of skipped) this.#schedule.push(lane, laneTime(lane));
+    // Skipped lanes keep their turn: back to the front, in the order they stood.
+    if (skipped)
+      for (let index = skipped.length - 1; index >= 0; index -= 1)
+        this.#rotation.unshift(skipped[index] as AgencyLane);
     return claims;
+  }
+
+  /** Moves every lane whose earliest entry has become claimable to the back of the rotation, oldest first. */
+  #promoteDue(now: number): void {
+    while (this.#schedule.size > 0 && this.#schedule.peekKey() <= now) {
+      const lane = this.#schedule.peek() as AgencyLane;
+      this.#schedule.remove(lane);
+      this.#rotation.push(lane);
+    }
   }
 
   async renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
@@ -220,16 +253,19 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     });
   }
 
-  /** Claims the lane's earliest claimable entry: its first ready one, or a lease that ended before that. */
-  #grant(lane: AgencyLane, leaseMs: number, now: number): Claim {
-    const takeOver = lane.leased.firstTime() < lane.ready.firstTime();
+  /**
+   * Claims the lane's earliest claimable entry: its first ready one, or a lease
+   * that ended before that (always the lease when `takeOverOnly`). The caller
+   * places the lane afterwards.
+   */
+  #grant(lane: AgencyLane, leaseMs: number, now: number, takeOverOnly: boolean): Claim {
+    const takeOver = takeOverOnly || lane.leased.firstTime() < lane.ready.firstTime();
     const from = takeOver ? lane.leased : lane.ready;
     const entry = from.first() as QueuedEntry;
     from.remove(entry);
     entry.claimId = nextClaimId();
     entry.leaseUntil = now + leaseMs;
     lane.leased.add(entry, entry.leaseUntil);
-    this.#refresh(lane);
     return {
       deliveryId: entry.deliveryId,
       agencyId: lane.agencyId,
@@ -248,7 +284,15 @@ class MemoryDeliveryQueue implements DeliveryQueue {
   #laneOf(agencyId: string): AgencyLane {
     let lane = this.#lanes.get(agencyId);
     if (!lane) {
-      lane = { agencyId, ready: new Timeline(), leased: new Timeline(), heapIndex: -1 };
+      lane = {
+        agencyId,
+        ready: new Timeline(),
+        leased: new Timeline(),
+        heapIndex: -1,
+        rotationPrev: null,
+        rotationNext: null,
+        inRotation: false,
+      };
       this.#lanes.set(agencyId, lane);
     }
     return lane;
@@ -262,12 +306,17 @@ class MemoryDeliveryQueue implements DeliveryQueue {
 
   /**
    * Re-keys the lane after its entries changed, or drops it once empty. The heap
-   * ignores an unchanged key, so a change behind the lane's first entry costs nothing.
+   * ignores an unchanged key, so a change behind the lane's first entry costs
+   * nothing. A lane in the rotation keeps its turn; the next claim that reaches
+   * it sends it back to the heap if nothing in it is claimable by then.
    */
   #refresh(lane: AgencyLane): void {
     if (lane.ready.size === 0 && lane.leased.size === 0) {
       this.#schedule.remove(lane);
+      this.#rotation.remove(lane);
       this.#lanes.delete(lane.agencyId);
+    } else if (lane.inRotation) {
+      return;
     } else if (lane.heapIndex < 0) {
       this.#schedule.push(lane, laneTime(lane));
     } else {

@@ -8,6 +8,7 @@ import type {
 } from '../adapters/store';
 import { assertNoTransaction } from '../adapters/store';
 import type { WebhookConfigRecord } from '../config/config';
+import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
 import { WebhookError } from '../errors';
 
@@ -63,6 +64,7 @@ class MemoryWebhookStore implements WebhookStore {
    * removing (once per delivery each) then hash nothing.
    */
   readonly #pending: StoredDelivery[] = [];
+  readonly #circuits = new Map<string, CircuitRecord>();
 
   async getConfig(agencyId: string): Promise<WebhookConfigRecord | null> {
     const config = this.#configs.get(agencyId);
@@ -107,6 +109,23 @@ class MemoryWebhookStore implements WebhookStore {
 
   async deleteConfig(agencyId: string): Promise<boolean> {
     return this.#configs.delete(agencyId);
+  }
+
+  async getCircuit(agencyId: string): Promise<CircuitRecord | null> {
+    const circuit = this.#circuits.get(agencyId);
+    return circuit ? { ...circuit } : null;
+  }
+
+  async saveCircuit(
+    agencyId: string,
+    expectedVersion: number | null,
+    state: CircuitState,
+  ): Promise<CircuitRecord | null> {
+    const current = this.#circuits.get(agencyId);
+    if ((current?.version ?? null) !== expectedVersion) return null;
+    const saved: CircuitRecord = { ...state, agencyId, version: (expectedVersion ?? 0) + 1 };
+    this.#circuits.set(agencyId, saved);
+    return { ...saved };
   }
 
   async insertDelivery(

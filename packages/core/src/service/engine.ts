@@ -1,11 +1,13 @@
 import type { DeliveryQueue } from '../adapters/queue';
 import type { WebhookStore } from '../adapters/store';
+import type { CircuitSettings } from '../delivery/circuit-breaker';
 import type { RetryPolicy } from '../delivery/retry-policy';
 import { InvalidOptionError } from '../errors';
 import type { EventCatalogue } from '../events/event-catalogue';
 import type { WebhookHooks } from '../observability/hooks';
 import type { Transport } from '../transport/transport';
 import type { UrlPolicy } from '../transport/url-policy';
+import type { TestSendLimiter } from './test-send-limit';
 
 /**
  * Everything a service resolved from its options, shared with the workers made
@@ -18,6 +20,10 @@ export interface Engine {
   urlPolicy: UrlPolicy;
   transport: Transport;
   retry: RetryPolicy;
+  /** Breaker thresholds; null when the breaker is off. */
+  circuit: CircuitSettings | null;
+  /** Takes one test send of the agency's allowance or throws RateLimitedError. */
+  takeTestSend: TestSendLimiter;
   hooks: WebhookHooks;
   clock: () => number;
   random: () => number;

@@ -10,6 +10,7 @@ import {
 } from '../config/config';
 import { generateSigningSecret, maskSigningSecret } from '../config/secret';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
+import { type CircuitBreakerOptions, resolveCircuitSettings } from '../delivery/circuit-breaker';
 import {
   type DeliveryDetail,
   type DeliveryList,
@@ -20,21 +21,26 @@ import {
   type ReplayResult,
   toDeliveryDetail,
   toDeliverySummary,
+  webhookIdOf,
 } from '../delivery/delivery';
 import { buildTestEnvelope } from '../delivery/envelope';
 import { type RetryOptions, resolveRetryPolicy } from '../delivery/retry-policy';
 import { replayUpdate } from '../delivery/state-machine';
 import { ConfigNotFoundError, DeliveryNotFoundError, DeliveryNotReplayableError } from '../errors';
 import { createEventCatalogue, type EmitInput, type EventCatalogue } from '../events/event-catalogue';
+import { buildExampleEnvelope } from '../events/event-example';
+import { assertSubscribedForTest, chooseTestEvent, type SendTestBody } from '../events/test-send';
 import { newId } from '../ids';
 import { combineHooks, type WebhookHooks } from '../observability/hooks';
 import { createLoggingHooks, type WebhookLogger } from '../observability/logger';
+import type { TransportStats } from '../transport/pinned-pools';
 import { buildSignedDelivery } from '../transport/signed-request';
 import { createTransport, type TransportOptions } from '../transport/transport';
 import { createUrlPolicy, type UrlPolicyOptions } from '../transport/url-policy';
 import { parseWithSchema } from '../validation';
 import { attachEngine, type Engine } from './engine';
 import { decodeListCursor, encodeListCursor } from './list-cursor';
+import { createTestSendLimiter, type TestSendLimitOptions } from './test-send-limit';
 
 /** Options of {@link createWebhookService}. */
 export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCatalogue> {
@@ -54,8 +60,23 @@ export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCat
    * @default { maxAttempts: 5, schedule: [60_000, 600_000, 7_200_000, 43_200_000] } with ±20 % jitter
    */
   retry?: RetryOptions;
-  /** HTTP client settings (timeout, extra CA, pool size). */
+  /** HTTP client settings (timeouts, extra CA, pool and socket caps). */
   transport?: TransportOptions;
+  /**
+   * The per-agency circuit breaker: after `failureThreshold` receiver failures in
+   * a row the agency's due deliveries wait, without spending an attempt or a
+   * worker slot, until one probe attempt finds the receiver answering. Its state
+   * is kept in the store, so every worker process sees it. `false` turns it off.
+   * @default { failureThreshold: 5, openMs: 30_000, maxOpenMs: 600_000 }
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
+  /**
+   * Per-agency limit on {@link WebhookService.sendTest} (a token bucket in this
+   * process); past it `sendTest` throws `RateLimitedError` (HTTP 429 with
+   * `Retry-After` through the router) and sends nothing. `false` turns it off.
+   * @default { max: 10, perMs: 60_000 }
+   */
+  testSendLimit?: TestSendLimitOptions | false;
   /**
    * Observability callbacks; none by default. To use several sets (your own and
    * `createOpenTelemetryHooks()` from `@svc/webhooks-core/otel`), merge them with
@@ -112,8 +133,15 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
   putConfig(agencyId: string, body: PutConfigBody): Promise<PutConfigResult>;
   /** Replaces the signing secret; the old one stops signing at once. @throws ConfigNotFoundError */
   rotateSecret(agencyId: string): Promise<RotatedSecret>;
-  /** Sends one signed `webhook_test` event now, whether or not enabled; not logged. @throws ConfigNotFoundError */
-  sendTest(agencyId: string): Promise<TestResult>;
+  /**
+   * Sends one signed `webhook_test` event now, whether or not enabled, on a
+   * connection closed after the answer; not logged. With `{ eventType }`, sends
+   * that type's example envelope instead; the configuration must subscribe to it.
+   * @throws ConfigNotFoundError, RateLimitedError (`rate_limited`: past `testSendLimit`; nothing sent),
+   *   WebhookValidationError (a malformed body, an unsubscribed type or one without an example),
+   *   UnknownEventTypeError
+   */
+  sendTest(agencyId: string, body?: SendTestBody): Promise<TestResult>;
   /** The agency's deliveries, newest first. @throws WebhookValidationError */
   listDeliveries(agencyId: string, query?: ListDeliveriesQuery): Promise<DeliveryList>;
   /** One delivery in detail form. @throws DeliveryNotFoundError (also for another agency's id) */
@@ -122,6 +150,8 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
   replay(agencyId: string, deliveryId: string): Promise<ReplayResult>;
   /** Deletes the configuration (deliveries still queued then fail without a request). */
   deleteConfig(agencyId: string): Promise<boolean>;
+  /** Live keep-alive pools and sockets of the service's HTTP client, with their caps. */
+  transportStats(): TransportStats;
   /** Closes the HTTP connection pool. Stores and queues are closed by their owner. */
   close(): Promise<void>;
 }
@@ -145,6 +175,8 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     urlPolicy,
     transport: createTransport({ ...options.transport, urlPolicy }),
     retry: resolveRetryPolicy(options.retry),
+    circuit: resolveCircuitSettings(options.circuitBreaker),
+    takeTestSend: createTestSendLimiter(options.testSendLimit),
     hooks: options.logger
       ? combineHooks(options.hooks, createLoggingHooks(options.logger))
       : (options.hooks ?? {}),
@@ -159,11 +191,12 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     getConfig: async (agencyId) => toConfigView(await requireConfig(engine, agencyId), false),
     putConfig: (agencyId, body) => putConfig(engine, agencyId, body),
     rotateSecret: (agencyId) => rotateSecret(engine, agencyId),
-    sendTest: (agencyId) => sendTest(engine, agencyId),
+    sendTest: (agencyId, body) => sendTest(engine, agencyId, body),
     listDeliveries: (agencyId, query) => listDeliveries(engine, agencyId, query),
     getDelivery: async (agencyId, id) => toDeliveryDetail(await requireDelivery(engine, agencyId, id)),
     replay: (agencyId, id) => replay(engine, agencyId, id),
     deleteConfig: (agencyId) => engine.store.deleteConfig(agencyId),
+    transportStats: () => engine.transport.stats(),
     close: () => engine.transport.close(),
   };
   attachEngine(service, engine);
@@ -191,17 +224,40 @@ async function putConfig(engine: Engine, agencyId: string, body: PutConfigBody):
   const parsed = parseWithSchema(putConfigBodySchema, body, 'webhook configuration');
   const subscribedEventTypes = [...new Set(parsed.subscribedEventTypes)];
   engine.events.assertKnownTypes(subscribedEventTypes);
-  await engine.urlPolicy.check(parsed.webhookUrl, { agencyId });
+  const checked = await engine.urlPolicy.check(parsed.webhookUrl, { agencyId });
   const { config, created } = await engine.store.upsertConfig({
     agencyId,
-    webhookUrl: parsed.webhookUrl,
+    // The normalised URL, not the string as typed: what is shown is where deliveries go.
+    webhookUrl: checked.url.href,
     enabled: parsed.enabled,
     subscribedEventTypes,
     now: engine.clock(),
     newId: newId(),
     newSigningSecret: generateSigningSecret(),
   });
+  if (!created) await closeCircuit(engine, agencyId);
   return { ...toConfigView(config, created), created };
+}
+
+/**
+ * A PUT means the agency changed its endpoint (or says it is fixed): an open
+ * breaker would keep its deliveries waiting on what it learnt of the old one,
+ * so it is closed and the next attempts decide afresh. A worker that changes it
+ * at the same moment wins; its view is as fresh.
+ */
+async function closeCircuit(engine: Engine, agencyId: string): Promise<void> {
+  const circuit = await engine.store.getCircuit(agencyId);
+  if (!circuit || (circuit.status === 'closed' && circuit.consecutiveFailures === 0)) return;
+  const { agencyId: _agency, version, ...state } = circuit;
+  await engine.store.saveCircuit(agencyId, version, {
+    ...state,
+    status: 'closed',
+    consecutiveFailures: 0,
+    failingSince: null,
+    openedAt: null,
+    openUntil: null,
+    openings: 0,
+  });
 }
 
 async function rotateSecret(engine: Engine, agencyId: string): Promise<RotatedSecret> {
@@ -211,22 +267,34 @@ async function rotateSecret(engine: Engine, agencyId: string): Promise<RotatedSe
   return { signingSecret };
 }
 
-async function sendTest(engine: Engine, agencyId: string): Promise<TestResult> {
+async function sendTest(engine: Engine, agencyId: string, body?: SendTestBody): Promise<TestResult> {
+  // The request is checked first, so a bad body is a 400 in any state and spends no test send.
+  const chosen = chooseTestEvent(engine.events, body);
   const config = await requireConfig(engine, agencyId);
-  const envelope = buildTestEnvelope(agencyId, newId(), engine.clock());
+  if (chosen !== null) assertSubscribedForTest(chosen, config.subscribedEventTypes);
+  engine.takeTestSend(agencyId, engine.clock());
+  const envelope =
+    chosen === null
+      ? buildTestEnvelope(agencyId, newId(), engine.clock())
+      : buildExampleEnvelope(chosen, { webhookId: webhookIdOf(`test_${newId()}`), now: engine.clock() });
   const outcome = await engine.transport.send(
     buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret),
-    { agencyId },
+    { agencyId, oneShot: true },
   );
   return { success: outcome.ok, statusCode: outcome.statusCode ?? 0, message: describeTestOutcome(outcome) };
 }
 
+/**
+ * The test result's `message`. It is built from the outcome's `errorMessage`, the
+ * fixed text per error kind (naming the status of a non-2xx answer), never from
+ * `errorDetail`: raw network errors would let an agency probe the host's network.
+ */
 function describeTestOutcome(outcome: AttemptOutcome): string {
   if (outcome.ok) return `Test event delivered: the receiver answered HTTP ${outcome.statusCode}.`;
-  if (outcome.statusCode !== null) {
-    return `Test event not accepted: the receiver answered HTTP ${outcome.statusCode}.`;
-  }
-  return `Test event not delivered: ${outcome.errorMessage ?? 'no response'}.`;
+  const reason = outcome.errorMessage ?? 'The attempt failed.';
+  return outcome.statusCode === null
+    ? `Test event not delivered. ${reason}`
+    : `Test event not accepted. ${reason}`;
 }
 
 async function listDeliveries(

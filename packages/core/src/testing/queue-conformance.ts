@@ -3,6 +3,7 @@ import type { DeliveryQueue } from '../adapters/queue';
 import type { WebhookStore } from '../adapters/store';
 import { useAdapterFixture } from './adapter-fixture';
 import { describeClaimCases } from './queue-claim-cases';
+import { describeFairnessCases } from './queue-fairness-cases';
 import { createQueueHarness, type QueueHarness } from './queue-harness';
 import { describeLeaseCases } from './queue-lease-cases';
 import { describeLoadCases } from './queue-load-cases';
@@ -18,6 +19,12 @@ export interface QueueFactoryResult {
    * suite inserts a pending delivery for every entry before enqueueing it.
    */
   store?: WebhookStore;
+  /**
+   * Another queue object on the same backend (same schema or key prefix), as a
+   * second worker process would create; the suite checks that a shared
+   * `perAgencyLimit` holds across the two. The factory's teardown closes it.
+   */
+  sibling?: () => DeliveryQueue;
   /** Runs after the test: drop the schema or keys, close what the factory opened. */
   teardown?: () => Promise<void>;
 }
@@ -37,6 +44,7 @@ export interface QueueConformanceOptions {
 /**
  * Registers the {@link DeliveryQueue} conformance suite (vitest): due times,
  * claims and leases, claim ids, replacement on enqueue, agency exclusion,
+ * round robin across agencies and the per-agency cap,
  * wake-ups, and concurrent claimers. `factory` runs before every test and must
  * return an empty queue; `teardown` runs after it.
  *
@@ -68,10 +76,14 @@ export function describeQueueConformance(
   describe(`DeliveryQueue conformance: ${name}`, () => {
     const fixture = useAdapterFixture(async () => {
       const result = await factory();
-      return { ...result, harness: createQueueHarness(result.queue, result.store, granularityMs) };
+      return {
+        ...result,
+        harness: createQueueHarness(result.queue, result.store, granularityMs, result.sibling),
+      };
     });
     const harness = (): QueueHarness => fixture().harness;
     describeClaimCases(harness);
+    describeFairnessCases(harness);
     describeLeaseCases(harness);
     describeWaitCases(harness);
     describeLoadCases(harness);

@@ -9,6 +9,8 @@ export const LEASE_MS = 30_000;
 /** What the queue cases work with during one test. */
 export interface QueueHarness {
   queue: DeliveryQueue;
+  /** Another queue object on the same backend, as a second worker process would hold; absent when the factory gave none. */
+  sibling?: (() => DeliveryQueue) | undefined;
   /** Enqueues, first inserting a matching pending delivery when the factory returned a store. */
   enqueue(entry: QueueEntry): Promise<void>;
   enqueueAll(entries: readonly QueueEntry[]): Promise<void>;
@@ -29,6 +31,7 @@ export function createQueueHarness(
   queue: DeliveryQueue,
   store: WebhookStore | undefined,
   granularityMs: number,
+  sibling?: () => DeliveryQueue,
 ): QueueHarness {
   const seeded = new Set<string>();
   const seed = async (entry: QueueEntry): Promise<void> => {
@@ -44,6 +47,7 @@ export function createQueueHarness(
   };
   return {
     queue,
+    sibling,
     enqueue,
     enqueueAll: async (entries) => {
       await Promise.all(entries.map(enqueue));

@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import type { WebhookStore } from '../adapters/store';
 import { useAdapterFixture } from './adapter-fixture';
+import { describeCircuitCases } from './store-circuit-cases';
 import { describeConfigCases } from './store-config-cases';
 import { describeDeliveryListCases } from './store-list-cases';
 import { describeMaintenanceCases } from './store-maintenance-cases';
@@ -47,5 +48,6 @@ export function describeStoreConformance(
     describeDeliveryListCases(store);
     describeDeliveryUpdateCases(store);
     describeMaintenanceCases(store);
+    describeCircuitCases(store);
   });
 }

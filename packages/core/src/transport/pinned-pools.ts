@@ -1,7 +1,8 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Pool } from 'undici';
+import { buildConnector, Client, Pool } from 'undici';
 import { WebhookError } from '../errors';
+import { SocketBudget } from './socket-budget';
 import type { CheckedUrl, ResolvedAddress } from './url-policy';
 
 /** What a send after `close()` is told: a host wiring mistake, so it names the package. */
@@ -37,20 +38,45 @@ export const TRANSPORT_CLOSED_MESSAGE =
  *
  * The lookup answers every checked address, so Node's happy-eyeballs connect
  * (autoSelectFamily) can fall back from an unreachable AAAA to the A record.
- * Pools that stay idle are closed by a sweep, so a service with many tenants
- * does not keep a pool per receiver forever.
+ *
+ * Bounds, because tenants choose the origins: pools that stay idle are closed
+ * by a sweep, the number of live pools is capped (the least recently used goes
+ * first), every socket of every pool counts against one budget
+ * (socket-budget.ts), and a server's keep-alive hint cannot hold an idle socket
+ * open past `idleMs`. Test sends use a one-shot connection that is closed after
+ * its answer, so a tenant trying origins leaves nothing behind.
  */
 
 /** Options of {@link createPinnedPools}. */
 export interface PinnedPoolsOptions {
   /** Sockets per pool (per receiver origin). */
   connections: number;
-  /** Connect, headers and body timeouts of each pool, in ms (a backstop; the transport also aborts). */
+  /** Headers and body timeouts of each pool, in ms (a backstop; the transport also aborts). */
   timeoutMs: number;
+  /** TCP and TLS connect timeout, in ms. */
+  connectTimeoutMs: number;
   /** Extra TLS settings, e.g. a test CA. */
   tls?: { ca?: string | Buffer | Array<string | Buffer>; rejectUnauthorized?: boolean };
-  /** A pool unused for this long (ms) with nothing in flight is closed. */
+  /** A pool unused for this long (ms) with nothing in flight is closed; no idle socket lives longer. */
   idleMs: number;
+  /** Most live pools; past it the least recently used is closed. */
+  maxPools: number;
+  /** Most open sockets across every pool and one-shot connection. */
+  maxSockets: number;
+}
+
+/** Live resources of a transport, for metrics and tests. */
+export interface TransportStats {
+  /** Keep-alive pools open now (one per receiver origin and checked address set). */
+  pools: number;
+  /** Sockets open now, connecting ones included, across pools and one-shot connections. */
+  sockets: number;
+  /** The most sockets open at once so far. */
+  peakSockets: number;
+  /** The cap on pools (`transport.maxPools`). */
+  maxPools: number;
+  /** The cap on sockets (`transport.maxSockets`). */
+  maxSockets: number;
 }
 
 /** A pool taken for one request; hand it back with {@link PinnedPools.release} when the request ends. */
@@ -67,8 +93,14 @@ export interface PinnedPools {
   acquire(checked: CheckedUrl): PoolLease;
   /** Ends a lease taken with {@link acquire}. */
   release(lease: PoolLease): void;
+  /**
+   * A connection of its own for one request, pinned like the pools' and within
+   * the socket budget; the caller destroys it after the answer.
+   */
+  oneShot(checked: CheckedUrl): Client;
   /** Number of live pools (for tests and metrics). */
   readonly size: number;
+  stats(): TransportStats;
   /** Closes every pool; in-flight requests finish first. */
   close(): Promise<void>;
 }
@@ -97,6 +129,12 @@ export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunct
   };
 }
 
+/** Whether `a` should be closed before `b`: idle before busy, then the longer unused. */
+function lessUsed(a: PoolEntry, b: PoolEntry): boolean {
+  const aIdle = a.inFlight === 0;
+  return aIdle !== (b.inFlight === 0) ? aIdle : a.lastUsedAt < b.lastUsedAt;
+}
+
 function pinKeyOf(addresses: readonly ResolvedAddress[]): string {
   return addresses
     .map(({ address }) => address)
@@ -115,14 +153,36 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
     // close() lets in-flight requests finish; errors of a pool being dropped matter to no one.
     pool.close().catch(() => undefined);
   };
+  /** Closes the least recently used pool, idle ones before busy ones (idle only if asked); true when one was closed. */
+  const evictLeastRecent = (idleOnly: boolean): boolean => {
+    let oldest: [string, PoolEntry] | undefined;
+    for (const pair of entries) {
+      if (idleOnly && pair[1].inFlight > 0) continue;
+      if (!oldest || lessUsed(pair[1], oldest[1])) oldest = pair;
+    }
+    if (!oldest) return false;
+    entries.delete(oldest[0]);
+    retire(oldest[1].pool);
+    return true;
+  };
+  const budget = new SocketBudget(options.maxSockets, () => evictLeastRecent(true));
+  const connectorFor = (checked: CheckedUrl) =>
+    budget.wrap(
+      buildConnector({
+        ...options.tls,
+        lookup: pinnedLookup(checked.addresses),
+        timeout: options.connectTimeoutMs,
+        autoSelectFamily: true,
+      }),
+    );
   const createPool = (checked: CheckedUrl) =>
     new Pool(checked.url.origin, {
       connections: options.connections,
       pipelining: 1,
-      autoSelectFamily: true,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      connect: { ...options.tls, lookup: pinnedLookup(checked.addresses), timeout: options.timeoutMs },
+      keepAliveMaxTimeout: options.idleMs,
+      connect: connectorFor(checked),
     });
   // A check result for an IP-literal host is reused across sends, so its origin
   // and pin key (URL getters, a sort and a join) are worth computing only once.
@@ -139,7 +199,11 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
     const { origin, pinKey } = keysOf(checked);
     const current = entries.get(origin);
     if (current && current.pinKey === pinKey) return current;
-    if (current) retire(current.pool);
+    if (current) {
+      entries.delete(origin);
+      retire(current.pool);
+    }
+    if (entries.size >= options.maxPools) evictLeastRecent(false);
     const entry: PoolEntry = { pool: createPool(checked), pinKey, inFlight: 0, lastUsedAt: Date.now() };
     entries.set(origin, entry);
     return entry;
@@ -153,12 +217,15 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
       }
     }
   };
-  const sweeper = setInterval(sweep, options.idleMs);
+  const sweeper = setInterval(sweep, Math.max(1000, Math.floor(options.idleMs / 2)));
   sweeper.unref();
+  const assertOpen = () => {
+    if (closed) throw new WebhookError('transport_closed', TRANSPORT_CLOSED_MESSAGE);
+  };
 
   return {
     acquire(checked) {
-      if (closed) throw new WebhookError('transport_closed', TRANSPORT_CLOSED_MESSAGE);
+      assertOpen();
       const entry = entryFor(checked);
       entry.inFlight += 1;
       entry.lastUsedAt = Date.now();
@@ -168,9 +235,29 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
       const entry = lease as PoolEntry;
       entry.inFlight -= 1;
       entry.lastUsedAt = Date.now();
+      // A connect waits at the socket cap: idle sockets are worth more closed.
+      if (budget.pressed) evictLeastRecent(true);
+    },
+    oneShot(checked) {
+      assertOpen();
+      return new Client(checked.url.origin, {
+        pipelining: 1,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        connect: connectorFor(checked),
+      });
     },
     get size() {
       return entries.size;
+    },
+    stats() {
+      return {
+        pools: entries.size,
+        sockets: budget.live,
+        peakSockets: budget.peak,
+        maxPools: options.maxPools,
+        maxSockets: options.maxSockets,
+      };
     },
     async close() {
       closed = true;

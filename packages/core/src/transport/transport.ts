@@ -4,9 +4,17 @@ import { version } from '../../package.json';
 import { withinDeadline } from '../deadline';
 import type { AttemptErrorKind, AttemptOutcome } from '../delivery/attempt-outcome';
 import { InvalidWebhookUrlError, WebhookError } from '../errors';
-import { classifyRequestError, isInvalidArgument } from './attempt-error';
-import { exchange } from './exchange';
-import { createPinnedPools, TRANSPORT_CLOSED_MESSAGE } from './pinned-pools';
+import { positiveIntegerOption } from '../validation';
+import {
+  classifyRequestError,
+  httpStatusMessage,
+  isInvalidArgument,
+  rawDetail,
+  tenantMessage,
+} from './attempt-error';
+import { type ExchangeResult, exchange } from './exchange';
+import { createPinnedPools, TRANSPORT_CLOSED_MESSAGE, type TransportStats } from './pinned-pools';
+import { cleanExcerpt, cleanLine } from './response-excerpt';
 import { parseRetryAfter } from './retry-after';
 import type { CheckedUrl, UrlPolicy } from './url-policy';
 
@@ -50,10 +58,36 @@ export interface TransportOptions {
    */
   maxResponseBytes?: number;
   /**
-   * Keep-alive sockets per receiver origin.
-   * @default 64
+   * Time budget of the TCP and TLS connect, in ms, inside `timeoutMs`: a receiver
+   * that does not even accept the connection fails fast.
+   * @default 5000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Keep-alive sockets per receiver origin. At least the worker's `concurrency`,
+   * so that requests of agencies whose receivers hang cannot take every socket
+   * of an origin that healthy agencies share with them.
+   * @default 512
    */
   connectionsPerOrigin?: number;
+  /**
+   * Most keep-alive pools (one per receiver origin) open at once; past it the
+   * least recently used pool is closed.
+   * @default 1024
+   */
+  maxPools?: number;
+  /**
+   * Most sockets open at once, across every origin and test send. At the cap a
+   * new connection first closes idle pools, then waits for a socket to close.
+   * @default 2048
+   */
+  maxSockets?: number;
+  /**
+   * Idle keep-alive sockets are closed after this long (ms), whatever the
+   * receiver's keep-alive hint says, and a pool unused this long is closed.
+   * @default 30000
+   */
+  idleMs?: number;
 }
 
 /** One HTTP POST of a signed envelope. */
@@ -75,6 +109,11 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   /** The agency the delivery belongs to: a DNS lookup the send-time check starts counts against its limit. */
   agencyId?: string | undefined;
+  /**
+   * Send on a connection of its own, closed after the answer, instead of a
+   * keep-alive pool: for test sends, whose origins may never be used again.
+   */
+  oneShot?: boolean | undefined;
 }
 
 /** Sends deliveries; one attempt per call. */
@@ -85,17 +124,24 @@ export interface Transport {
    * header values, a closed transport) throws.
    */
   send(delivery: OutgoingDelivery, options?: SendOptions): Promise<AttemptOutcome>;
+  /** Live pools and sockets, with their caps. */
+  stats(): TransportStats;
   /** Closes the keep-alive connections after in-flight attempts finish. */
   close(): Promise<void>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
-const DEFAULT_CONNECTIONS = 64;
-const POOL_IDLE_MS = 60_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_CONNECTIONS = 512;
+const DEFAULT_MAX_POOLS = 1024;
+const DEFAULT_MAX_SOCKETS = 2048;
+const DEFAULT_IDLE_MS = 30_000;
 const DEFAULT_USER_AGENT = `@svc/webhooks/${version} (+https://github.com/svc/webhooks)`;
 const LOCATION_MAX_CHARS = 300;
-const ABORTED_MESSAGE = 'The attempt was aborted by the caller before a response';
+/** The sender stopped the attempt (shutdown, lost lease): a fixed text of ours, fit for the agency and the logs. */
+const ABORTED_MESSAGE =
+  'The attempt was aborted by the sender before the receiver answered (the sender stopped; not a receiver failure).';
 
 interface AttemptClock {
   startedAt: number;
@@ -105,17 +151,22 @@ function elapsed(clock: AttemptClock): number {
   return Math.max(0, Math.round(performance.now() - clock.startedAt));
 }
 
+/**
+ * A failed attempt without a response. `errorMessage` is what the agency sees (a
+ * fixed text, never raw error text); `detail` goes only to the logs.
+ */
 function failure(
   clock: AttemptClock,
-  errorKind: AttemptErrorKind,
-  errorMessage: string,
-  statusCode: number | null = null,
+  errorKind: Exclude<AttemptErrorKind, 'http_status'>,
+  detail: string,
+  errorMessage: string = tenantMessage(errorKind),
 ): AttemptOutcome {
   return {
     ok: false,
-    statusCode,
+    statusCode: null,
     errorKind,
     errorMessage,
+    errorDetail: detail,
     durationMs: elapsed(clock),
     responseExcerpt: null,
     retryAfterMs: null,
@@ -126,13 +177,10 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** What the agency sees for a non-2xx answer; a redirect's `Location` is receiver text, cleaned first. */
 function statusMessage(statusCode: number, headers: IncomingHttpHeaders): string {
-  if (statusCode >= 300 && statusCode < 400) {
-    const location = firstHeader(headers.location);
-    const target = location ? ` to ${location.slice(0, LOCATION_MAX_CHARS)}` : '';
-    return `Receiver answered HTTP ${statusCode}, a redirect${target}; redirects are not followed`;
-  }
-  return `Receiver answered HTTP ${statusCode}`;
+  const location = statusCode >= 300 && statusCode < 400 ? firstHeader(headers.location) : undefined;
+  return httpStatusMessage(statusCode, location && cleanLine(location, LOCATION_MAX_CHARS));
 }
 
 /** The outcome of a response that arrived; only a 2xx is a success. */
@@ -150,20 +198,26 @@ function responseOutcome(
     errorKind: ok ? null : 'http_status',
     errorMessage: ok ? null : statusMessage(statusCode, headers),
     durationMs: elapsed(clock),
-    responseExcerpt,
+    responseExcerpt: responseExcerpt === null ? null : cleanExcerpt(responseExcerpt),
     retryAfterMs: honoursRetryAfter ? parseRetryAfter(headers['retry-after'], Date.now()) : null,
   };
 }
 
-/** A URL-policy refusal at send time; the request is never made. */
+/**
+ * A URL-policy refusal at send time; the request is never made. The policy's
+ * message names the host (and a resolver's cause may hold more), so the agency
+ * gets the fixed text of the kind and the logs get the rest.
+ */
 function policyOutcome(clock: AttemptClock, error: unknown): AttemptOutcome {
   if (!(error instanceof InvalidWebhookUrlError)) {
-    return failure(clock, 'dns', `The receiver URL could not be checked: ${String(error)}`);
+    return failure(clock, 'dns', `The receiver URL could not be checked: ${rawDetail(error)}`);
   }
-  if (error.reason === 'private_address') return failure(clock, 'private_address', error.message);
-  if (error.reason === 'unresolvable_host') return failure(clock, 'dns', error.message);
-  // invalid_url / not_https: the URL was accepted once but the policy now refuses it (e.g. allowHttp turned off).
-  return failure(clock, 'connect', `Not sent: ${error.message}`);
+  const detail = error.cause === undefined ? error.message : `${error.message} (${rawDetail(error.cause)})`;
+  if (error.reason === 'private_address') return failure(clock, 'private_address', detail);
+  if (error.reason === 'unresolvable_host') return failure(clock, 'dns', detail);
+  // invalid_url / not_https: the URL was accepted once but the policy now refuses it (e.g. allowHttp
+  // turned off). Those messages are fixed texts about the URL the agency typed: safe to show.
+  return failure(clock, 'connect', detail, `Not sent: ${error.message}`);
 }
 
 const requestPaths = new WeakMap<CheckedUrl, string>();
@@ -207,10 +261,24 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const { urlPolicy } = options;
   const pools = createPinnedPools({
-    connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS,
+    connections: positiveIntegerOption(
+      'transport.connectionsPerOrigin',
+      options.connectionsPerOrigin,
+      DEFAULT_CONNECTIONS,
+    ),
     timeoutMs,
+    connectTimeoutMs: Math.min(
+      timeoutMs,
+      positiveIntegerOption(
+        'transport.connectTimeoutMs',
+        options.connectTimeoutMs,
+        DEFAULT_CONNECT_TIMEOUT_MS,
+      ),
+    ),
     tls: options.tls,
-    idleMs: POOL_IDLE_MS,
+    idleMs: positiveIntegerOption('transport.idleMs', options.idleMs, DEFAULT_IDLE_MS),
+    maxPools: positiveIntegerOption('transport.maxPools', options.maxPools, DEFAULT_MAX_POOLS),
+    maxSockets: positiveIntegerOption('transport.maxSockets', options.maxSockets, DEFAULT_MAX_SOCKETS),
   });
 
   /** The send-time URL check, within the attempt's budget: a checked URL, or the outcome that ends the attempt. */
@@ -227,7 +295,7 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
         signal,
       );
       if (bounded.kind === 'done') return bounded.value;
-      if (bounded.kind === 'aborted') return failure(clock, 'timeout', ABORTED_MESSAGE);
+      if (bounded.kind === 'aborted') return failure(clock, 'timeout', ABORTED_MESSAGE, ABORTED_MESSAGE);
       return failure(
         clock,
         'dns',
@@ -242,32 +310,41 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
     checked: CheckedUrl,
     delivery: OutgoingDelivery,
     clock: AttemptClock,
-    signal: AbortSignal | undefined,
+    sendOptions: SendOptions | undefined,
   ): Promise<AttemptOutcome> => {
-    const lease = pools.acquire(checked);
-    const result = await exchange(
-      lease.pool,
-      {
-        method: 'POST',
-        path: requestPath(checked),
-        headers: requestHeaders(delivery, userAgent),
-        body: delivery.body,
-      },
-      // Whatever the URL check used of the budget is gone.
-      { timeoutMs: Math.max(1, timeoutMs - (performance.now() - clock.startedAt)), maxResponseBytes, signal },
-    );
-    pools.release(lease);
+    const request = {
+      method: 'POST' as const,
+      path: requestPath(checked),
+      headers: requestHeaders(delivery, userAgent),
+      body: delivery.body,
+    };
+    // Whatever the URL check used of the budget is gone.
+    const limits = {
+      timeoutMs: Math.max(1, timeoutMs - (performance.now() - clock.startedAt)),
+      maxResponseBytes,
+      signal: sendOptions?.signal,
+    };
+    let result: ExchangeResult;
+    if (sendOptions?.oneShot) {
+      const client = pools.oneShot(checked);
+      result = await exchange(client, request, limits);
+      client.destroy().catch(() => undefined);
+    } else {
+      const lease = pools.acquire(checked);
+      result = await exchange(lease.pool, request, limits);
+      pools.release(lease);
+    }
     switch (result.kind) {
       case 'response':
         return responseOutcome(clock, result.statusCode, result.headers, result.excerpt);
       case 'timed_out':
-        return failure(clock, 'timeout', `No response within ${timeoutMs} ms`);
+        return failure(clock, 'timeout', `No complete response within ${timeoutMs} ms`);
       case 'aborted':
-        return failure(clock, 'timeout', ABORTED_MESSAGE);
+        return failure(clock, 'timeout', ABORTED_MESSAGE, ABORTED_MESSAGE);
       case 'failed': {
         if (isInvalidArgument(result.error)) throw result.error;
-        const { kind, message } = classifyRequestError(result.error);
-        return failure(clock, kind, message);
+        const { kind, message, detail } = classifyRequestError(result.error);
+        return failure(clock, kind, detail, message);
       }
     }
   };
@@ -279,7 +356,7 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
   ): Promise<AttemptOutcome> => {
     const checked = await checkUrl(delivery.url, clock, sendOptions);
     if ('ok' in checked) return checked; // refused or out of time: the outcome, nothing sent
-    return await post(checked, delivery, clock, sendOptions?.signal);
+    return await post(checked, delivery, clock, sendOptions);
   };
 
   let closed = false;
@@ -294,10 +371,9 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
       // IP-literal hosts, and hostnames whose judged DNS answer is within its TTL,
       // need no lookup: their check result is reused as is.
       const known = urlPolicy.known(delivery.url);
-      return known
-        ? post(known, delivery, clock, sendOptions?.signal)
-        : checkThenPost(delivery, clock, sendOptions);
+      return known ? post(known, delivery, clock, sendOptions) : checkThenPost(delivery, clock, sendOptions);
     },
+    stats: () => pools.stats(),
     close() {
       closed = true;
       return pools.close();

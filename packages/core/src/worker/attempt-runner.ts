@@ -1,4 +1,5 @@
 import type { Claim } from '../adapters/queue';
+import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import type { DeliveryRecord } from '../delivery/delivery';
 import { buildEnvelope } from '../delivery/envelope';
 import { abandonUpdate, applyAttemptOutcome } from '../delivery/state-machine';
@@ -15,16 +16,22 @@ import { buildSignedDelivery } from '../transport/signed-request';
  * now". That is why a stale entry (left by a crash between the store write and
  * the queue write, or duplicated by a recovery sweep) is harmless: it is
  * reconciled against the record before anything is sent.
+ *
+ * Returns the attempt's outcome, or null when no request was made.
  */
-export async function runClaim(engine: Engine, claim: Claim, claimedAt: number): Promise<void> {
+export async function runClaim(
+  engine: Engine,
+  claim: Claim,
+  claimedAt: number,
+): Promise<AttemptOutcome | null> {
   const record = await engine.store.getDelivery(claim.deliveryId);
   if (record?.status !== 'pending') {
     await engine.queue.ack(claim);
-    return;
+    return null;
   }
   if (record.nextRetryAt !== null && record.nextRetryAt > claimedAt) {
     await engine.queue.reschedule(claim, record.nextRetryAt);
-    return;
+    return null;
   }
   const config = await engine.store.getConfig(record.agencyId);
   if (!config?.enabled) {
@@ -32,7 +39,7 @@ export async function runClaim(engine: Engine, claim: Claim, claimedAt: number):
     const saved = await compareAndSet(engine, record, abandonUpdate(record, reason, engine.clock()));
     if (saved) callHook(engine.hooks.onFailed, saved);
     await settle(engine, claim, saved);
-    return;
+    return null;
   }
   const sentAt = engine.clock();
   const envelope = buildEnvelope(record, record.attempt + 1, sentAt);
@@ -60,6 +67,7 @@ export async function runClaim(engine: Engine, claim: Claim, claimedAt: number):
     if (saved.status === 'failed') callHook(engine.hooks.onFailed, saved);
   }
   await settle(engine, claim, saved);
+  return outcome;
 }
 
 function compareAndSet(

@@ -1,21 +1,27 @@
 import type { Claim } from '../adapters/queue';
-import { InvalidOptionError } from '../errors';
 import { callHook, type WorkerErrorStage } from '../observability/hooks';
 import { type Engine, engineOf } from '../service/engine';
 import type { WebhookService } from '../service/service';
+import { positiveIntegerOption } from '../validation';
 import { runClaim } from './attempt-runner';
+import { CircuitGate } from './circuit-gate';
 import { createRecoverySweep, type RecoverySweep } from './recovery-sweep';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
   /**
-   * Attempts in flight at once in this worker.
-   * @default 32
+   * Attempts in flight at once in this worker. An attempt waiting on a receiver
+   * costs a socket and a little memory, not CPU, so the default is high enough
+   * that agencies whose receivers hang (each held to `perAgencyConcurrency`)
+   * leave most slots to the healthy ones; see docs/scaling.md.
+   * @default 512
    */
   concurrency?: number;
   /**
    * Attempts in flight at once for one agency, so one slow or hanging receiver
-   * cannot take every slot while other agencies wait.
+   * cannot take every slot while other agencies wait. Queues that declare
+   * `capabilities.sharedAgencyLimit` (memory, PostgreSQL, Redis) hold it across
+   * every worker process; others per process.
    * @default 8
    */
   perAgencyConcurrency?: number;
@@ -75,29 +81,18 @@ type WorkerSettings = Required<Omit<WorkerOptions, 'recoverySweep'>> & {
 };
 
 function resolveWorkerOptions(options: WorkerOptions): WorkerSettings {
-  const positive = (name: string, value: number | undefined, fallback: number): number => {
-    const resolved = value ?? fallback;
-    if (!Number.isInteger(resolved) || resolved < 1) {
-      throw new InvalidOptionError(
-        '@svc/webhooks-core',
-        name,
-        `Worker option ${name} must be a positive integer; got ${String(value)}.`,
-      );
-    }
-    return resolved;
-  };
   const sweep = options.recoverySweep;
   return {
-    concurrency: positive('concurrency', options.concurrency, 32),
-    perAgencyConcurrency: positive('perAgencyConcurrency', options.perAgencyConcurrency, 8),
-    leaseMs: positive('leaseMs', options.leaseMs, 30_000),
-    pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 1000),
+    concurrency: positiveIntegerOption('concurrency', options.concurrency, 512),
+    perAgencyConcurrency: positiveIntegerOption('perAgencyConcurrency', options.perAgencyConcurrency, 8),
+    leaseMs: positiveIntegerOption('leaseMs', options.leaseMs, 30_000),
+    pollIntervalMs: positiveIntegerOption('pollIntervalMs', options.pollIntervalMs, 1000),
     recoverySweep:
       sweep === false
         ? false
         : {
-            intervalMs: positive('recoverySweep.intervalMs', sweep?.intervalMs, 60_000),
-            graceMs: positive('recoverySweep.graceMs', sweep?.graceMs, 900_000),
+            intervalMs: positiveIntegerOption('recoverySweep.intervalMs', sweep?.intervalMs, 60_000),
+            graceMs: positiveIntegerOption('recoverySweep.graceMs', sweep?.graceMs, 900_000),
           },
   };
 }
@@ -115,11 +110,23 @@ class DeliveryWorker implements WebhookWorker {
   #wokenUnseen = false;
   #timers: NodeJS.Timeout[] = [];
   #sweep: RecoverySweep | null = null;
+  readonly #gate: CircuitGate | null;
 
   constructor(
     private readonly engine: Engine,
     private readonly settings: WorkerSettings,
-  ) {}
+  ) {
+    this.#gate = engine.circuit
+      ? new CircuitGate({
+          store: engine.store,
+          settings: engine.circuit,
+          // A probe cannot outlive its claim's lease, so the lease bounds its hold.
+          probeHoldMs: settings.leaseMs,
+          onChange: (event) => callHook(engine.hooks.onCircuitChange, event),
+          onError: (error) => this.#reportError(error, 'circuit'),
+        })
+      : null;
+  }
 
   get inFlight(): number {
     return this.#held.size;
@@ -157,6 +164,7 @@ class DeliveryWorker implements WebhookWorker {
     this.#wakeClaimLoop();
     await this.#loop;
     await Promise.all(this.#held.values());
+    await this.#gate?.settled();
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers = [];
     await this.#sweep?.stop();
@@ -180,11 +188,13 @@ class DeliveryWorker implements WebhookWorker {
       }
       let claims: Claim[];
       try {
+        const now = this.engine.clock();
         claims = await this.engine.queue.claim({
           limit: free,
           leaseMs,
-          now: this.engine.clock(),
-          excludeAgencies: this.#saturatedAgencies(),
+          now,
+          excludeAgencies: this.#excludedAgencies(now),
+          perAgencyLimit: this.settings.perAgencyConcurrency,
         });
       } catch (error) {
         this.#reportError(error, 'claim');
@@ -251,8 +261,22 @@ class DeliveryWorker implements WebhookWorker {
   }
 
   async #run(claim: Claim): Promise<void> {
+    const gate = this.#gate;
     try {
-      await runClaim(this.engine, claim, this.engine.clock());
+      if (!gate) {
+        await runClaim(this.engine, claim, this.engine.clock());
+        return;
+      }
+      const { agencyId } = claim;
+      const now = this.engine.clock();
+      const decision = gate.cached(agencyId, now) ?? (await gate.decide(agencyId, now));
+      if (decision.kind === 'defer') {
+        // The breaker is open: back in the queue untouched, no attempt spent.
+        await this.engine.queue.reschedule(claim, decision.until);
+        return;
+      }
+      const outcome = await runClaim(this.engine, claim, this.engine.clock());
+      gate.record(agencyId, outcome, this.engine.clock(), decision.kind === 'probe');
     } catch (error) {
       this.#reportError(error, 'attempt', claim.deliveryId);
     } finally {
@@ -274,14 +298,20 @@ class DeliveryWorker implements WebhookWorker {
     wake?.();
   }
 
-  #saturatedAgencies(): readonly string[] {
-    let saturated: string[] | undefined;
+  /**
+   * Agencies to skip in the next claim: those whose breaker is open, and, unless
+   * the queue counts every process's leases itself, those at their cap here.
+   */
+  #excludedAgencies(now: number): readonly string[] {
+    const blocked = this.#gate?.blocked(now) ?? NO_AGENCIES;
+    if (this.engine.queue.capabilities.sharedAgencyLimit) return blocked;
+    let excluded: string[] | undefined;
     for (const [agencyId, load] of this.#perAgency) {
       if (load < this.settings.perAgencyConcurrency) continue;
-      saturated ??= [];
-      saturated.push(agencyId);
+      excluded ??= [...blocked];
+      excluded.push(agencyId);
     }
-    return saturated ?? NO_AGENCIES;
+    return excluded ?? blocked;
   }
 
   #renewAll(): void {

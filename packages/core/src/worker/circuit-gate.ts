@@ -1,0 +1,191 @@
+import type { WebhookStore } from '../adapters/store';
+import { setNewest } from '../bounded-map';
+import type { AttemptOutcome } from '../delivery/attempt-outcome';
+import {
+  admission,
+  afterAttempt,
+  type CircuitRecord,
+  type CircuitSettings,
+  type CircuitState,
+  CLOSED_CIRCUIT,
+  circuitChanged,
+  circuitSignal,
+  startProbe,
+} from '../delivery/circuit-breaker';
+import type { WebhookCircuitEvent } from '../observability/hooks';
+
+/*
+ * The worker's view of the agencies' circuit breakers (delivery/circuit-breaker.ts).
+ *
+ * The state lives in the store so that every process sees it; reading it before
+ * every attempt would cost a round trip per delivery, so each process keeps what
+ * it read for a second. An agency known to be open is excluded from claims until
+ * its probe time, which is what keeps its backlog from taking slots at all.
+ * Writes are compare-and-set on the record's version, serialised per agency in
+ * the process, and skipped when the outcome changes nothing (a healthy agency's
+ * success): the common path costs no I/O.
+ */
+
+/** What the worker does with a claim of the agency. */
+export type GateDecision = { kind: 'send' } | { kind: 'probe' } | { kind: 'defer'; until: number };
+
+/** How long a read of an agency's breaker is trusted, in ms. */
+const FRESH_MS = 1_000;
+/** A probe lost to another worker: look again after this long, in ms. */
+const PROBE_RACE_RETRY_MS = 1_000;
+/**
+ * Longest a deferral lasts before the store is read again, in ms: a PUT of the
+ * configuration closes the breaker, and waiting agencies should notice soon.
+ */
+const RECHECK_MS = 5_000;
+const REMEMBERED_AGENCIES = 10_000;
+const SAVE_TRIES = 4;
+const NO_AGENCIES: readonly string[] = Object.freeze([]);
+
+interface Known {
+  record: CircuitRecord | null;
+  readAt: number;
+}
+
+/** Options of {@link CircuitGate}. */
+export interface CircuitGateOptions {
+  store: WebhookStore;
+  settings: CircuitSettings;
+  /** How long a probe holds the breaker half open (longer than one attempt). */
+  probeHoldMs: number;
+  onChange: (event: WebhookCircuitEvent) => void;
+  onError: (error: unknown) => void;
+}
+
+export class CircuitGate {
+  readonly #options: CircuitGateOptions;
+  readonly #known = new Map<string, Known>();
+  /** Agencies not to claim before a time: open, or probed by someone else. */
+  readonly #deferred = new Map<string, number>();
+  /** Per agency, the write in progress: the next one starts from its result. */
+  readonly #writes = new Map<string, Promise<void>>();
+
+  constructor(options: CircuitGateOptions) {
+    this.#options = options;
+  }
+
+  /** The decision from what this process read within the last second; undefined when the store must be asked. */
+  cached(agencyId: string, now: number): GateDecision | undefined {
+    const known = this.#known.get(agencyId);
+    if (!known || now - known.readAt > FRESH_MS) return undefined;
+    const decision = admission(known.record ?? CLOSED_CIRCUIT, now);
+    return decision.kind === 'probe' ? undefined : decision;
+  }
+
+  /** Reads the breaker when needed and decides; takes the probe (compare-and-set) when one is due. */
+  async decide(agencyId: string, now: number): Promise<GateDecision> {
+    const fast = this.cached(agencyId, now);
+    if (fast) return this.#noted(agencyId, fast, now);
+    const record = await this.#read(agencyId, now);
+    const decision = admission(record ?? CLOSED_CIRCUIT, now);
+    if (decision.kind !== 'probe') return this.#noted(agencyId, decision, now);
+    const state = record ?? CLOSED_CIRCUIT;
+    const probing = await this.#options.store.saveCircuit(
+      agencyId,
+      record?.version ?? null,
+      startProbe(state, now, this.#options.probeHoldMs),
+    );
+    if (probing) {
+      this.#remember(agencyId, probing, now);
+      this.#report(probing, state.status);
+      return { kind: 'probe' };
+    }
+    const current = admission((await this.#read(agencyId, now)) ?? CLOSED_CIRCUIT, now);
+    const raced: GateDecision = { kind: 'defer', until: now + PROBE_RACE_RETRY_MS };
+    return this.#noted(agencyId, current.kind === 'probe' ? raced : current, now);
+  }
+
+  /** Agencies whose claims should wait now (for the claim's `excludeAgencies`). */
+  blocked(now: number): readonly string[] {
+    if (this.#deferred.size === 0) return NO_AGENCIES;
+    const agencies: string[] = [];
+    for (const [agencyId, until] of this.#deferred) {
+      if (until > now) agencies.push(agencyId);
+      else this.#deferred.delete(agencyId);
+    }
+    return agencies;
+  }
+
+  /**
+   * Records what an attempt (null: no attempt was made) does to the agency's
+   * breaker. Synchronous and free when nothing changes; otherwise queued behind
+   * the agency's previous write.
+   */
+  record(agencyId: string, outcome: AttemptOutcome | null, now: number, probe: boolean): void {
+    const known = this.#known.get(agencyId);
+    if (!probe && outcome && known && !this.#writes.has(agencyId)) {
+      const state = known.record ?? CLOSED_CIRCUIT;
+      if (afterAttempt(state, circuitSignal(outcome), now, this.#options.settings) === state) return;
+    }
+    const previous = this.#writes.get(agencyId) ?? Promise.resolve();
+    const write = previous
+      .then(() => this.#apply(agencyId, outcome, now, probe))
+      .catch((error: unknown) => this.#options.onError(error))
+      .finally(() => {
+        if (this.#writes.get(agencyId) === write) this.#writes.delete(agencyId);
+      });
+    this.#writes.set(agencyId, write);
+  }
+
+  /** Resolves when every write started so far has ended. */
+  async settled(): Promise<void> {
+    while (this.#writes.size > 0) await Promise.all(this.#writes.values());
+  }
+
+  async #apply(agencyId: string, outcome: AttemptOutcome | null, now: number, probe: boolean): Promise<void> {
+    const known = this.#known.get(agencyId);
+    let record = known && now - known.readAt <= FRESH_MS ? known.record : await this.#read(agencyId, now);
+    for (let attempt = 0; attempt < SAVE_TRIES; attempt += 1) {
+      const state = record ?? CLOSED_CIRCUIT;
+      const next = this.#next(state, outcome, now, probe);
+      if (!circuitChanged(state, next)) return;
+      const saved = await this.#options.store.saveCircuit(agencyId, record?.version ?? null, next);
+      if (saved) {
+        this.#remember(agencyId, saved, now);
+        if (saved.status !== state.status) this.#report(saved, state.status);
+        return;
+      }
+      record = await this.#read(agencyId, now);
+    }
+  }
+
+  #next(state: CircuitState, outcome: AttemptOutcome | null, now: number, probe: boolean): CircuitState {
+    const signal = outcome ? circuitSignal(outcome) : 'neutral';
+    if (probe && signal === 'neutral' && state.status === 'half_open') {
+      // The probe learnt nothing about the receiver (no attempt, or the URL policy
+      // refused it): let the next claim probe at once rather than after the hold.
+      return { ...state, status: 'open', openUntil: now };
+    }
+    return afterAttempt(state, signal, now, this.#options.settings);
+  }
+
+  async #read(agencyId: string, now: number): Promise<CircuitRecord | null> {
+    const record = await this.#options.store.getCircuit(agencyId);
+    this.#remember(agencyId, record, now);
+    return record;
+  }
+
+  #remember(agencyId: string, record: CircuitRecord | null, now: number): void {
+    setNewest(this.#known, agencyId, { record, readAt: now }, REMEMBERED_AGENCIES);
+    this.#noted(agencyId, admission(record ?? CLOSED_CIRCUIT, now), now);
+  }
+
+  #noted(agencyId: string, decision: GateDecision, now: number): GateDecision {
+    if (decision.kind !== 'defer') {
+      this.#deferred.delete(agencyId);
+      return decision;
+    }
+    const until = Math.min(decision.until, now + RECHECK_MS);
+    setNewest(this.#deferred, agencyId, until, REMEMBERED_AGENCIES);
+    return until === decision.until ? decision : { kind: 'defer', until };
+  }
+
+  #report(circuit: CircuitRecord, previous: CircuitRecord['status']): void {
+    this.#options.onChange({ circuit, previous });
+  }
+}
