@@ -40,8 +40,8 @@ export interface DeliveryRow {
   last_response_excerpt: string | null;
 }
 
-/** Epoch ms fit in a double exactly (up to 2^53), so Number() loses nothing. */
-function toMs(value: string | null): number | null {
+/** A nullable bigint column as epoch ms: they fit in a double exactly (up to 2^53), so Number() loses nothing. */
+export function toMs(value: string | null): number | null {
   return value === null ? null : Number(value);
 }
 

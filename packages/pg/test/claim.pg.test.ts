@@ -1,8 +1,6 @@
 import type { Claim } from '@svc/webhooks-core';
 import { expect, it } from 'vitest';
 import { createPgQueue } from '../src/index';
-import { queueStatements } from '../src/queue/queue-statements';
-import { parseSchemaName } from '../src/schema/schema-name';
 import { createTestPool, describePg, useTestSchema } from './pg-test-database';
 
 const BASE_TIME = 1_700_000_000_000;
@@ -107,15 +105,5 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
     } finally {
       await Promise.all(pools.map((each) => each.end()));
     }
-  });
-
-  it('the claim uses the partial index on due rows rather than scanning the table', async () => {
-    await seedDue(pool, db.schema, 20_000);
-    await pool.query(`UPDATE "${db.schema}".webhook_deliveries SET run_at = NULL WHERE id > 'd-0000100'`);
-    await pool.query(`ANALYZE "${db.schema}".webhook_deliveries`);
-    const claimSql = queueStatements(parseSchemaName(db.schema)).claim.text;
-    const { rows } = await pool.query(`EXPLAIN ${claimSql}`, [BASE_TIME, 10, [], LEASE_MS]);
-    const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
-    expect(plan).toContain('webhook_deliveries_due_idx');
   });
 });

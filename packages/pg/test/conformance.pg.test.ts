@@ -1,6 +1,6 @@
 import { describeQueueConformance, describeStoreConformance } from '@svc/webhooks-core/testing';
 import { afterAll, beforeAll } from 'vitest';
-import { createPgWebhooks } from '../src/index';
+import { createPgQueue, createPgWebhooks } from '../src/index';
 import { createTestPool, createTestSchema, describePg, truncateSchema } from './pg-test-database';
 
 // One schema for the file, emptied before each test: a schema per test would
@@ -28,9 +28,20 @@ describePg('PostgreSQL adapter conformance', () => {
   });
 
   // The queue lives on the deliveries table, so the suite seeds a delivery row
-  // through the store before each enqueue.
+  // through the store before each enqueue. The sibling is a second queue object
+  // on the same schema, as another worker process would hold.
   describeQueueConformance('PostgreSQL', async () => {
     const { store, queue, close } = await fresh();
-    return { queue, store, teardown: close };
+    const siblings: Array<ReturnType<typeof createPgQueue>> = [];
+    const sibling = () => {
+      const other = createPgQueue({ pool, schema, notify: false });
+      siblings.push(other);
+      return other;
+    };
+    const teardown = async () => {
+      await Promise.all(siblings.map((other) => other.close?.()));
+      await close();
+    };
+    return { queue, store, sibling, teardown };
   });
 });

@@ -1,9 +1,35 @@
 import { SchemaNotMigratedError } from '@svc/webhooks-core';
+import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import type pg from 'pg';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { createPgStore, getSchemaVersion, migrate, SCHEMA_VERSION } from '../src/index';
-import { migrationChecksum } from '../src/schema/migration';
+import {
+  createPgQueue,
+  createPgStore,
+  createPgWebhooks,
+  getSchemaVersion,
+  migrate,
+  SCHEMA_VERSION,
+} from '../src/index';
+import { migrationChecksum, renderMigration } from '../src/schema/migration';
 import { MIGRATIONS } from '../src/schema/migration-list';
 import { createTestPool, describePg, dropSchema, uniqueSchemaName } from './pg-test-database';
+import { BASE_TIME, LEASE_MS, seedQueue } from './queue-fixtures';
+
+/** A schema as release 1 of this package left it: version 1 applied and recorded, nothing after. */
+async function createVersionOneSchema(pool: pg.Pool, schema: string): Promise<void> {
+  const [first] = MIGRATIONS;
+  await pool.query(`CREATE SCHEMA "${schema}"`);
+  await pool.query(
+    `CREATE TABLE "${schema}".schema_migrations (
+       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+       applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  await pool.query(renderMigration(first!, `"${schema}"`));
+  await pool.query(
+    `INSERT INTO "${schema}".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
+    [first!.version, first!.name, migrationChecksum(first!)],
+  );
+}
 
 describePg('migrate({ pool, schema })', () => {
   const pool = createTestPool();
@@ -38,6 +64,99 @@ describePg('migrate({ pool, schema })', () => {
       })),
     );
     expect(await getSchemaVersion({ pool, schema })).toBe(SCHEMA_VERSION);
+  });
+
+  it('brings a version-1 schema holding data to the current version, keeping every row', async () => {
+    const schema = newSchema();
+    await createVersionOneSchema(pool, schema);
+    expect(await getSchemaVersion({ pool, schema })).toBe(1);
+    await pool.query(
+      `INSERT INTO "${schema}".webhook_configs VALUES ('agency-a', 'cfg-a', 'https://hooks.example.com/a', $1, true, '{}', $2, $2)`,
+      ['a'.repeat(64), BASE_TIME],
+    );
+    const finished = makeDeliveryRecord({
+      agencyId: 'agency-a',
+      status: 'success',
+      attempt: 1,
+      deliveredAt: BASE_TIME,
+    });
+    await pool.query(
+      `INSERT INTO "${schema}".webhook_deliveries
+         (id, agency_id, event_id, event_type, entity_type, payload, created_on, created_at, status, attempt,
+          max_attempts, delivered_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 'success', 1, 5, $7)`,
+      [
+        finished.id,
+        finished.agencyId,
+        finished.eventId,
+        finished.eventType,
+        finished.entityType,
+        '{"k":1}',
+        BASE_TIME,
+      ],
+    );
+    await seedQueue(pool, schema, [
+      { agencyId: 'agency-deep', count: 500, firstRunAt: BASE_TIME - 600_000 },
+      { agencyId: 'agency-b', count: 1, firstRunAt: BASE_TIME - 1_000 },
+      { agencyId: 'agency-c', count: 1, firstRunAt: BASE_TIME - 1_000 },
+    ]);
+    const before = await pool.query(`SELECT * FROM "${schema}".webhook_deliveries ORDER BY id`);
+
+    const result = await migrate({ pool, schema });
+
+    expect(result).toEqual({
+      schema,
+      fromVersion: 1,
+      toVersion: SCHEMA_VERSION,
+      applied: MIGRATIONS.slice(1).map(({ version, name }) => ({ version, name })),
+    });
+    const after = await pool.query(`SELECT * FROM "${schema}".webhook_deliveries ORDER BY id`);
+    expect(after.rows, 'deliveries, every column').toEqual(before.rows);
+    const { store, queue, close } = createPgWebhooks({ pool, schema, notify: false });
+    try {
+      expect((await store.getConfig('agency-a'))?.webhookUrl).toBe('https://hooks.example.com/a');
+      expect(await store.getDelivery(finished.id)).toMatchObject({ id: finished.id, status: 'success' });
+      const claims = await queue.claim({ limit: 3, leaseMs: LEASE_MS, now: BASE_TIME, perAgencyLimit: 8 });
+      expect(claims.map((claim) => claim.agencyId).sort(), 'first claim of 3 after migrating').toEqual([
+        'agency-b',
+        'agency-c',
+        'agency-deep',
+      ]);
+      const { rows } = await pool.query(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname = 'webhook_deliveries_agency_due_idx'`,
+        [schema],
+      );
+      expect(rows, 'the agency index of fair claims').toHaveLength(1);
+      const circuit = await store.saveCircuit('agency-a', null, {
+        status: 'open',
+        consecutiveFailures: 5,
+        failingSince: BASE_TIME - 60_000,
+        lastFailureAt: BASE_TIME,
+        lastSuccessAt: null,
+        openedAt: BASE_TIME,
+        openUntil: BASE_TIME + 30_000,
+        openings: 1,
+      });
+      expect(circuit?.version).toBe(1);
+      expect(await store.getCircuit('agency-a')).toEqual(circuit);
+    } finally {
+      await close();
+    }
+  });
+
+  it('adapters of this release refuse a version-1 schema until it is migrated', async () => {
+    const schema = newSchema();
+    await createVersionOneSchema(pool, schema);
+    const queue = createPgQueue({ pool, schema, notify: false });
+    const failure = await queue
+      .claim({ limit: 1, leaseMs: LEASE_MS, now: BASE_TIME })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SchemaNotMigratedError);
+    expect((failure as Error).message).toContain(
+      `is at version 1 but this release needs version ${SCHEMA_VERSION}`,
+    );
+    await migrate({ pool, schema });
+    expect(await queue.claim({ limit: 1, leaseMs: LEASE_MS, now: BASE_TIME })).toEqual([]);
   });
 
   it('is idempotent: a second run applies nothing and changes nothing', async () => {

@@ -61,4 +61,16 @@ describe('@svc/webhooks-pg options', () => {
       });
     }
   });
+
+  it('queue.claim refuses a perAgencyLimit that is not a whole number of claims, 1 or more', async () => {
+    const queue = createPgQueue({ pool, notify: false });
+    for (const perAgencyLimit of [0, -2, 1.5, Number.NaN]) {
+      const failure = await failureOf(() =>
+        queue.claim({ limit: 1, leaseMs: 1_000, now: 0, perAgencyLimit }),
+      );
+      expect(failure, String(perAgencyLimit)).toBeInstanceOf(InvalidOptionError);
+      expect(failure).toMatchObject({ code: 'invalid_option', option: 'perAgencyLimit' });
+      expect((failure as Error).message).toMatch(/^@svc\/webhooks-pg: claim\(\) needs `perAgencyLimit`/);
+    }
+  });
 });

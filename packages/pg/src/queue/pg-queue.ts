@@ -14,6 +14,7 @@ import { requirePool, transactionTarget } from '../queryable';
 import { parseSchemaName } from '../schema/schema-name';
 import { schemaContext } from '../schema-context';
 import { queryConfig, run, type Statement } from '../statement';
+import { claimStatement } from './claim-statements';
 import { queueStatements, wakeupChannel } from './queue-statements';
 import { WakeupListener } from './wakeup-listener';
 
@@ -90,11 +91,26 @@ class PgDeliveryQueue implements DeliveryQueue {
   readonly #schema;
   readonly #context;
   readonly #sql;
+  readonly #claimSql;
   readonly #prepared: boolean;
   readonly #clock: () => number;
   readonly #listener: WakeupListener | null;
   /** Listener generation when the latest claim started (see WakeupListener). */
   #claimedAtGeneration = 0;
+  /**
+   * The agency this queue served last: the next claim's rotation starts after it
+   * (in agency_id order, wrapping around). Each queue object keeps its own; ''
+   * sorts before every agency id.
+   */
+  #cursor = '';
+  /**
+   * Entries one agency may give to the next claim statement: 1 while more
+   * agencies have work than a claim takes (one round covers them, and round one
+   * needs no extra read per agency); more once a claim found fewer agencies
+   * than its limit, so that the next claim goes the rounds it needs over those
+   * few in one statement rather than two.
+   */
+  #perAgency = 1;
   #closed = false;
 
   constructor(pool: Pool, options: PgQueueOptions) {
@@ -102,13 +118,19 @@ class PgDeliveryQueue implements DeliveryQueue {
     this.#schema = parseSchemaName(options.schema);
     this.#context = schemaContext(pool, this.#schema);
     this.#sql = queueStatements(this.#schema);
+    this.#claimSql = claimStatement(this.#schema);
     this.#prepared = options.preparedStatements ?? true;
     this.#clock = options.clock ?? Date.now;
     const notify = options.notify ?? true;
     this.#listener = notify
       ? new WakeupListener(pool, wakeupChannel(this.#schema), options.onError ?? (() => undefined))
       : null;
-    this.capabilities = Object.freeze({ transactions: true, excludeAgencies: true, wakeups: notify });
+    this.capabilities = Object.freeze({
+      transactions: true,
+      excludeAgencies: true,
+      wakeups: notify,
+      sharedAgencyLimit: true,
+    });
   }
 
   async enqueue(entry: QueueEntry, options?: TransactionOptions): Promise<void> {
@@ -129,23 +151,21 @@ class PgDeliveryQueue implements DeliveryQueue {
   }
 
   async claim(options: ClaimOptions): Promise<Claim[]> {
-    if (!(options.leaseMs > 0)) {
-      throw new InvalidOptionError(
-        '@svc/webhooks-pg',
-        'leaseMs',
-        `claim() needs \`leaseMs\` as a positive number of ms, got ${options.leaseMs}.`,
-      );
-    }
+    assertClaimOptions(options);
     if (options.limit < 1) return [];
     await this.#context.ensureMigrated();
     await this.#startListening();
     if (this.#listener) this.#claimedAtGeneration = this.#listener.generation;
-    const rows = await this.#query<ClaimRow>(this.#sql.claim, [
-      options.now,
-      options.limit,
-      options.excludeAgencies ?? [],
-      options.leaseMs,
-    ]);
+    const { limit } = options;
+    let rows = await this.#claimRounds(options, limit, this.#perAgency);
+    const agencies = new Set(rows.map((row) => row.agency_id)).size;
+    if (rows.length < limit && agencies > 0 && agencies * this.#perAgency < limit) {
+      // Fewer agencies have work than the claim takes, and the rounds allowed
+      // ran out first: go the rounds still needed over those agencies.
+      const more = limit - rows.length;
+      rows = rows.concat(await this.#claimRounds(options, more, Math.ceil(more / agencies)));
+    }
+    this.#perAgency = rows.length < limit && agencies > 0 ? Math.ceil(limit / agencies) : 1;
     return rows.map((row) => {
       this.#context.claims.claimed(row.claim_id, toDeliveryRecord(row));
       return {
@@ -156,6 +176,21 @@ class PgDeliveryQueue implements DeliveryQueue {
         leaseUntil: Number(row.lease_until),
       };
     });
+  }
+
+  /** One claim statement: at most `perAgency` rounds, continuing the rotation. */
+  async #claimRounds(options: ClaimOptions, limit: number, perAgency: number): Promise<ClaimRow[]> {
+    const rows = await this.#query<ClaimRow>(this.#claimSql, [
+      options.now,
+      limit,
+      options.excludeAgencies ?? [],
+      options.leaseMs,
+      this.#cursor,
+      options.perAgencyLimit ?? null,
+      perAgency,
+    ]);
+    this.#cursor = lastServed(rows, this.#cursor) ?? this.#cursor;
+    return rows;
   }
 
   async renew(claim: Claim, leaseMs: number, now: number): Promise<boolean> {
@@ -230,4 +265,56 @@ class PgDeliveryQueue implements DeliveryQueue {
   #config(stmt: Statement, values: unknown[]) {
     return queryConfig(stmt, values, this.#prepared);
   }
+}
+
+/** @throws InvalidOptionError (`invalid_option`) for a `leaseMs` or `perAgencyLimit` the claim cannot honour */
+function assertClaimOptions(options: ClaimOptions): void {
+  if (!(options.leaseMs > 0)) {
+    throw new InvalidOptionError(
+      '@svc/webhooks-pg',
+      'leaseMs',
+      `claim() needs \`leaseMs\` as a positive number of ms, got ${options.leaseMs}.`,
+    );
+  }
+  const cap = options.perAgencyLimit;
+  if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 1)) {
+    throw new InvalidOptionError(
+      '@svc/webhooks-pg',
+      'perAgencyLimit',
+      `claim() needs \`perAgencyLimit\` as a whole number of claims, 1 or more (or left out), got ${cap}.`,
+    );
+  }
+}
+
+/**
+ * The agency a claim served last, in rotation order: an agency's k-th entry in
+ * one claim came in round k, so it is the agency with the most entries, and of
+ * those the furthest round the ring from `cursor` (after it first, then from the
+ * start up to it).
+ */
+function lastServed(rows: readonly ClaimRow[], cursor: string): string | undefined {
+  const entries = new Map<string, number>();
+  for (const row of rows) entries.set(row.agency_id, (entries.get(row.agency_id) ?? 0) + 1);
+  let last: string | undefined;
+  for (const [agencyId, count] of entries) {
+    if (
+      last === undefined ||
+      count > entries.get(last)! ||
+      (count === entries.get(last) && later(agencyId, last))
+    ) {
+      last = agencyId;
+    }
+  }
+  return last;
+
+  function later(a: string, b: string): boolean {
+    const lapA = byteOrder(a, cursor) <= 0 ? 1 : 0;
+    const lapB = byteOrder(b, cursor) <= 0 ? 1 : 0;
+    return lapA !== lapB ? lapA > lapB : byteOrder(a, b) > 0;
+  }
+}
+
+/** Compares as agency_id's "C" collation does: by UTF-8 bytes (JavaScript's `<` compares UTF-16 units). */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }

@@ -1,4 +1,5 @@
 import { createTables } from './0001-create-tables';
+import { fairClaimsAndCircuits } from './0002-fair-claims-and-circuits';
 import type { Migration } from './migration';
 
 /**
@@ -7,7 +8,7 @@ import type { Migration } from './migration';
  * survives any bundling (ESM, CJS, a host that bundles its server) without
  * file-system lookups at run time.
  */
-export const MIGRATIONS: readonly Migration[] = [createTables];
+export const MIGRATIONS: readonly Migration[] = [createTables, fairClaimsAndCircuits];
 
 /**
  * The schema version the adapters of this release need (the latest migration).

@@ -1,4 +1,6 @@
 import {
+  type CircuitRecord,
+  type CircuitState,
   type DeliveryExpectation,
   type DeliveryRecord,
   type DeliveryUpdate,
@@ -23,6 +25,7 @@ import { parseSchemaName } from '../schema/schema-name';
 import { schemaContext } from '../schema-context';
 import { run, type Statement } from '../statement';
 import { CallBatcher } from './call-batcher';
+import { type CircuitRow, circuitParams, circuitStatements, toCircuitRecord } from './circuit-table';
 import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';
 
@@ -78,6 +81,7 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   const prepared = options.preparedStatements ?? true;
   const deliveries = deliveryStatements(schema);
   const configs = configStatements(schema);
+  const circuits = circuitStatements(schema);
 
   const query = async <Row extends object>(stmt: Statement, values: unknown[]): Promise<Row[]> => {
     await context.ensureMigrated();
@@ -91,6 +95,15 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   const configReads = new CallBatcher<string, ConfigRow | undefined>(
     async (agencyIds) => {
       const rows = await query<ConfigRow>(configs.getMany, [[...new Set(agencyIds)]]);
+      const byAgency = new Map(rows.map((row) => [row.agency_id, row]));
+      return agencyIds.map((agencyId) => byAgency.get(agencyId));
+    },
+    { maxBatch: BATCH_LIMIT },
+  );
+  // The worker may read an agency's breaker before each attempt: coalesced too.
+  const circuitReads = new CallBatcher<string, CircuitRow | undefined>(
+    async (agencyIds) => {
+      const rows = await query<CircuitRow>(circuits.getMany, [[...new Set(agencyIds)]]);
       const byAgency = new Map(rows.map((row) => [row.agency_id, row]));
       return agencyIds.map((agencyId) => byAgency.get(agencyId));
     },
@@ -141,6 +154,24 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
       await context.ensureMigrated();
       const result = await pool.query({ text: configs.remove.text, values: [agencyId] });
       return (result.rowCount ?? 0) > 0;
+    },
+
+    async getCircuit(agencyId: string): Promise<CircuitRecord | null> {
+      const row = await circuitReads.call(agencyId);
+      return row ? toCircuitRecord(row) : null;
+    },
+
+    async saveCircuit(
+      agencyId: string,
+      expectedVersion: number | null,
+      state: CircuitState,
+    ): Promise<CircuitRecord | null> {
+      const params = circuitParams(agencyId, state);
+      const rows =
+        expectedVersion === null
+          ? await query<CircuitRow>(circuits.create, params)
+          : await query<CircuitRow>(circuits.update, [...params, expectedVersion]);
+      return rows[0] ? toCircuitRecord(rows[0]) : null;
     },
 
     async insertDelivery(record: DeliveryRecord, insertOptions?: TransactionOptions) {
