@@ -15,19 +15,35 @@ export const DEFAULT_KEY_PREFIX = 'whk:';
 
 /**
  * Names of the Redis queue's keys (see `RedisDeliveryQueue.keys`). The per-agency
- * `due` keys are `${base}due:${agencyId}`.
+ * `due` keys are `${base}due:${agencyId}`. An agency is in at most one of
+ * `ready`, `active` and `capped`, and one with queued entries is in one of them.
  */
 export interface RedisQueueKeyNames {
   /** Prefix of every queue key, given to scripts that derive per-agency names. */
   base: string;
-  /** ZSET agencyId → runAt of the agency's earliest queued entry. */
+  /** ZSET agencyId → runAt of the agency's earliest queued entry, for agencies waiting to become due. */
   ready: string;
   /** ZSET deliveryId → leaseUntil of every claimed entry. */
   leases: string;
   /** HASH deliveryId → agencyId of every entry, queued or claimed. */
   agencies: string;
-  /** HASH deliveryId → `claimId runAt` of every claimed entry. */
+  /** HASH deliveryId → `claimId runAt agencyId` of every claimed entry. */
   claims: string;
+  /**
+   * ZSET agencyId → rotation stamp: the round robin of agencies with due entries.
+   * Claims serve the lowest stamp first and give a served agency the next stamp after the highest.
+   */
+  active: string;
+  /**
+   * HASH agencyId → claimed entries, of agencies set aside because they held
+   * `perAgencyLimit` leases; the next lease they drop brings them back (to `held`).
+   */
+  capped: string;
+  /**
+   * HASH agencyId → how many claimed entries (leases, live or expired but not yet
+   * returned) the agency holds, for every agency not in `capped`.
+   */
+  held: string;
   /** Pub/sub channel announcing enqueues. */
   wakeChannel: string;
 }
@@ -53,13 +69,16 @@ export function buildQueueKeyNames(prefix: string): RedisQueueKeyNames {
     leases: `${base}leases`,
     agencies: `${base}agencies`,
     claims: `${base}claims`,
+    active: `${base}active`,
+    capped: `${base}capped`,
+    held: `${base}held`,
     wakeChannel: `${base}wake`,
   };
 }
 
-/** The four keys every queue script declares, in the order the scripts expect. */
+/** The keys every queue script declares, in the order the scripts expect (see `queueTableLua`). */
 export function queueScriptKeys(keys: RedisQueueKeyNames): string[] {
-  return [keys.ready, keys.leases, keys.agencies, keys.claims];
+  return [keys.ready, keys.leases, keys.agencies, keys.claims, keys.active, keys.capped, keys.held];
 }
 
 /** The store's key names under `prefix`. */
@@ -76,6 +95,11 @@ export function configKey(base: string, agencyId: string): string {
 /** HASH of one delivery. */
 export function deliveryKey(base: string, deliveryId: string): string {
   return `${base}d:${deliveryId}`;
+}
+
+/** HASH of one agency's circuit breaker (see `WebhookStore.saveCircuit`). */
+export function circuitKey(base: string, agencyId: string): string {
+  return `${base}cb:${agencyId}`;
 }
 
 /** HASH eventId → deliveryId of one agency (idempotent insert). */

@@ -39,7 +39,12 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
     );
     const [claim] = await queue.claim({ limit: 10, leaseMs: LEASE, now: T0 });
     expect(await keysUnder(redis, prefix)).toEqual(
-      [`${prefix}{queue}:agencies`, `${prefix}{queue}:claims`, `${prefix}{queue}:leases`].sort(),
+      [
+        `${prefix}{queue}:agencies`,
+        `${prefix}{queue}:claims`,
+        `${prefix}{queue}:held`,
+        `${prefix}{queue}:leases`,
+      ].sort(),
     );
     expect(await queue.ack(claim!)).toBe(true);
     expect(await keysUnder(redis, prefix), 'keys after the ack').toEqual([]);
@@ -61,23 +66,6 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
     expect(claims[0]?.deliveryId, 'the agency with the earliest entry comes first').toBe('early');
     expect(claims).toHaveLength(3);
     expect(new Set(claims.map((claim) => claim.leaseUntil))).toEqual(new Set([T0 + LEASE]));
-  });
-
-  it('merges agencies: earliest runAt first across agencies, one agency’s run of entries in one batch', async () => {
-    const entries = [
-      ['a1', 'agency-a', T0 - 50],
-      ['a2', 'agency-a', T0 - 40],
-      ['b1', 'agency-b', T0 - 30],
-      ['a3', 'agency-a', T0 - 25],
-      ['c1', 'agency-c', T0 - 20],
-      ['b2', 'agency-b', T0 - 10],
-      ['c2', 'agency-c', T0 + 10],
-    ] as const;
-    for (const [deliveryId, agencyId, runAt] of entries) await queue.enqueue({ deliveryId, agencyId, runAt });
-    const first = await queue.claim({ limit: 4, leaseMs: LEASE, now: T0 });
-    expect(first.map((claim) => claim.deliveryId)).toEqual(['a1', 'a2', 'b1', 'a3']);
-    const second = await queue.claim({ limit: 4, leaseMs: LEASE, now: T0 });
-    expect(second.map((claim) => claim.deliveryId)).toEqual(['c1', 'b2']);
   });
 
   it('waitForWork wakes when a scheduled entry falls due by the queue clock, without any enqueue', async () => {

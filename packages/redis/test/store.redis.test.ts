@@ -1,4 +1,9 @@
-import { type DeliveryRecord, type DeliveryUpdate, InvalidOptionError } from '@svc/webhooks-core';
+import {
+  type CircuitState,
+  type DeliveryRecord,
+  type DeliveryUpdate,
+  InvalidOptionError,
+} from '@svc/webhooks-core';
 import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -22,6 +27,17 @@ function failedAttempt(attempt: number, overrides: Partial<DeliveryUpdate> = {})
     ...overrides,
   };
 }
+
+const CLOSED: CircuitState = {
+  status: 'closed',
+  consecutiveFailures: 0,
+  failingSince: null,
+  lastFailureAt: null,
+  lastSuccessAt: null,
+  openedAt: null,
+  openUntil: null,
+  openings: 0,
+};
 
 const ids = (records: readonly DeliveryRecord[]) => records.map((record) => record.id);
 
@@ -51,9 +67,11 @@ describeRedis('Redis store: backend-specific behaviour', () => {
       newId: 'cfg-1',
       newSigningSecret: 'a'.repeat(64),
     });
+    await store.saveCircuit('agency-a', null, CLOSED);
     const base = `${prefix}{store}:`;
     expect(await keysUnder(redis, prefix)).toEqual(
       [
+        `${base}cb:agency-a`,
         `${base}cfg:agency-a`,
         `${base}d:${record.id}`,
         `${base}evt:agency-a`,
@@ -62,6 +80,41 @@ describeRedis('Redis store: backend-specific behaviour', () => {
         `${base}pending`,
       ].sort(),
     );
+  });
+
+  it('a circuit is a hash of its fields (null times stored empty) that another connection reads back', async () => {
+    const open: CircuitState = {
+      ...CLOSED,
+      status: 'open',
+      consecutiveFailures: 5,
+      openedAt: T0,
+      openUntil: T0 + 30_000,
+    };
+    const saved = await store.saveCircuit('agency-a', null, { ...open, extra: 'not stored' } as CircuitState);
+    expect(saved).toEqual({ ...open, agencyId: 'agency-a', version: 1 });
+    expect(await redis.hgetall(`${prefix}{store}:cb:agency-a`)).toEqual({
+      version: '1',
+      status: 'open',
+      consecutiveFailures: '5',
+      failingSince: '',
+      lastFailureAt: '',
+      lastSuccessAt: '',
+      openedAt: String(T0),
+      openUntil: String(T0 + 30_000),
+      openings: '0',
+    });
+    const other = createRedisStore({ redis: REDIS_URL, prefix });
+    try {
+      expect(await other.getCircuit('agency-a')).toEqual(saved);
+      expect(await other.saveCircuit('agency-a', 1, CLOSED), 'a write from another connection').toMatchObject(
+        {
+          version: 2,
+        },
+      );
+      expect(await store.saveCircuit('agency-a', 1, open), 'the stale version').toBeNull();
+    } finally {
+      await other.close();
+    }
   });
 
   it('agency ids that look like key parts never mix two agencies’ lists', async () => {

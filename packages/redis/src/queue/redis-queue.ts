@@ -23,11 +23,10 @@ import {
   type RedisQueueKeyNames,
 } from '../key-names';
 import type { RedisLink } from '../linked/redis-link';
+import { claimLinkedScript, claimScript } from './claim-script';
 import {
   ackScript,
   anyDueScript,
-  claimLinkedScript,
-  claimScript,
   enqueueMissingScript,
   enqueueScript,
   nextDueScript,
@@ -110,6 +109,12 @@ export interface RedisDeliveryQueue extends DeliveryQueue {
  * leases, per-agency skipping and pub/sub wake-ups. Safe for any number of
  * workers in any number of processes sharing one Redis.
  *
+ * Claims go round robin over the agencies with due entries (one entry per agency
+ * per round, earliest first within an agency, the rotation kept in Redis so it
+ * carries on across claims and processes), and `perAgencyLimit` counts every
+ * process's leases (`capabilities.sharedAgencyLimit`). A claim's cost depends on
+ * its `limit` and excluded agencies, not on backlog depth or the number of agencies.
+ *
  * @example
  * const queue = createRedisQueue({ redis: new Redis(process.env.REDIS_URL) });
  * const webhooks = createWebhookService({ store, queue });
@@ -167,6 +172,8 @@ export function createRedisQueueOn(
     transactions: false,
     excludeAgencies: true,
     wakeups: listener !== null,
+    // Every agency's claimed entries are counted in Redis (`keys.held`), whoever holds them.
+    sharedAgencyLimit: true,
   };
 
   return {
@@ -188,7 +195,7 @@ export function createRedisQueueOn(
 
     async claim(claimOptions: ClaimOptions): Promise<Claim[]> {
       assertClaimOptions(claimOptions);
-      const { now, limit, excludeAgencies } = claimOptions;
+      const { now, limit, excludeAgencies, perAgencyLimit } = claimOptions;
       const since = listener?.seq ?? 0;
       if (listener?.live && listener.quiet && recent.surelyEmpty(now, excludeAgencies, since)) return [];
       const leaseUntil = now + claimOptions.leaseMs;
@@ -199,6 +206,7 @@ export function createRedisQueueOn(
         limit,
         nextClaimToken(),
         recoverBatch,
+        perAgencyLimit ?? '',
         ...(link ? [link.storeKeys.base] : []),
         ...(excludeAgencies ?? []),
       ]);
@@ -302,10 +310,14 @@ function nextClaimToken(): string {
 }
 
 /** Refuses a claim that would hand out leases already expired, or claim nothing by accident. */
-function assertClaimOptions({ limit, leaseMs }: ClaimOptions): void {
+function assertClaimOptions({ limit, leaseMs, perAgencyLimit }: ClaimOptions): void {
   if (!(leaseMs > 0)) throw invalidClaim(`leaseMs must be a positive number of ms; got ${leaseMs}.`);
   if (!Number.isInteger(limit) || limit < 1) {
     throw invalidClaim(`limit must be a positive integer; got ${limit}.`);
+  }
+  // An agency set aside at a cap of 0 would hold no lease whose end could bring it back.
+  if (perAgencyLimit !== undefined && (!Number.isInteger(perAgencyLimit) || perAgencyLimit < 1)) {
+    throw invalidClaim(`perAgencyLimit must be a positive integer (or left out); got ${perAgencyLimit}.`);
   }
 }
 

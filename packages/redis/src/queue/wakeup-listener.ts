@@ -5,7 +5,8 @@ import type { ChannelSubscription } from '../connection/channel-subscription';
  * queue's channel, and the queue's subscriber connection resolves the waiting
  * `waitForWork` calls.
  *
- * Each message names the enqueued delivery. Messages that arrive while nobody
+ * Each message names the enqueued delivery, or `*<agencyId>` when an agency set
+ * aside at its cap dropped a lease (its due entries are claimable again). Messages that arrive while nobody
  * waits are kept as "unanswered" until a claim answers them: a claim answers
  * every message received before it began, and those of the deliveries it
  * returned. A wait returns at once while any message is unanswered (the entry

@@ -25,6 +25,7 @@ import {
 } from '../key-names';
 import type { QueueHandOff } from '../linked/queue-hand-off';
 import type { RedisLink } from '../linked/redis-link';
+import { createCircuitOperations } from './circuit-operations';
 import { createConfigOperations } from './config-operations';
 import { applyUpdate, decodeDelivery, decodeDeliveryPairs, ownUpdate } from './store-codec';
 import {
@@ -87,10 +88,10 @@ export interface RedisWebhookStore extends WebhookStore {
 }
 
 /**
- * Creates a {@link WebhookStore} on Redis: configurations and deliveries in
- * hashes, per-agency sorted-set indexes for newest-first lists and status
- * filters, and Lua scripts for every multi-key change (atomic idempotent insert,
- * compare-and-set updates).
+ * Creates a {@link WebhookStore} on Redis: configurations, deliveries and each
+ * agency's circuit breaker in hashes, per-agency sorted-set indexes for
+ * newest-first lists and status filters, and Lua scripts for every multi-key
+ * change or compare-and-set (atomic idempotent insert, delivery updates, circuits).
  *
  * @example
  * const redis = new Redis(process.env.REDIS_URL);
@@ -131,6 +132,7 @@ export function createRedisStoreOn(
     keys,
 
     ...createConfigOperations(client, keys, link),
+    ...createCircuitOperations(client, keys),
 
     async insertDelivery(record: DeliveryRecord, txOptions?: TransactionOptions) {
       if (txOptions?.transaction !== undefined) throw rejectTransaction('store');

@@ -1,4 +1,11 @@
-import type { DeliveryRecord, DeliveryUpdate, WebhookConfigRecord } from '@svc/webhooks-core';
+import type {
+  CircuitRecord,
+  CircuitState,
+  CircuitStatus,
+  DeliveryRecord,
+  DeliveryUpdate,
+  WebhookConfigRecord,
+} from '@svc/webhooks-core';
 import { unexpectedReply } from '../errors';
 
 /** A configuration's hash fields as the upsert script writes them. */
@@ -68,4 +75,56 @@ export function ownUpdate(update: DeliveryUpdate): DeliveryUpdate {
 /** The record as inserted (field `r`) with an update applied, without parsing the update back. */
 export function applyUpdate(inserted: string, update: DeliveryUpdate): DeliveryRecord {
   return Object.assign(JSON.parse(inserted) as DeliveryRecord, update);
+}
+
+/** The {@link CircuitState} fields, in the order the store writes them; null times are stored as ''. */
+const CIRCUIT_FIELDS = [
+  'status',
+  'consecutiveFailures',
+  'failingSince',
+  'lastFailureAt',
+  'lastSuccessAt',
+  'openedAt',
+  'openUntil',
+  'openings',
+] as const satisfies readonly (keyof CircuitState)[];
+
+/** Only the fields a {@link CircuitState} owns (a caller's extra properties are never stored or echoed). */
+export function ownCircuitState(state: CircuitState): CircuitState {
+  return {
+    status: state.status,
+    consecutiveFailures: state.consecutiveFailures,
+    failingSince: state.failingSince,
+    lastFailureAt: state.lastFailureAt,
+    lastSuccessAt: state.lastSuccessAt,
+    openedAt: state.openedAt,
+    openUntil: state.openUntil,
+    openings: state.openings,
+  };
+}
+
+/** A circuit state as flat field/value pairs for HSET. */
+export function circuitFields(state: CircuitState): string[] {
+  return CIRCUIT_FIELDS.flatMap((field) => [field, String(state[field] ?? '')]);
+}
+
+/** Rebuilds a circuit from its HGETALL reply; null when the agency has none. */
+export function decodeCircuit(agencyId: string, fields: Record<string, string>): CircuitRecord | null {
+  if (fields.version === undefined) return null;
+  const time = (name: (typeof CIRCUIT_FIELDS)[number]): number | null => {
+    const value = fields[name];
+    return value === undefined || value === '' ? null : Number(value);
+  };
+  return {
+    agencyId,
+    version: Number(fields.version),
+    status: fields.status as CircuitStatus,
+    consecutiveFailures: Number(fields.consecutiveFailures ?? 0),
+    failingSince: time('failingSince'),
+    lastFailureAt: time('lastFailureAt'),
+    lastSuccessAt: time('lastSuccessAt'),
+    openedAt: time('openedAt'),
+    openUntil: time('openUntil'),
+    openings: Number(fields.openings ?? 0),
+  };
 }

@@ -1,5 +1,5 @@
 import { LuaScript } from '../connection/lua-script';
-import { QUEUE_LUA, queueTableLua } from '../queue/queue-lua';
+import { queueLua, queueTableLua } from '../queue/queue-lua';
 
 /**
  * Lua scripts of the Redis store: every change that touches more than one key
@@ -12,7 +12,8 @@ import { QUEUE_LUA, queueTableLua } from '../queue/queue-lua';
  * the fields scripts compare or route on: `s` status, `a` attempt, `g` agencyId,
  * `e` eventId, `c` createdAt. Per agency: ZSETs `ix:all:<agency>` and
  * `ix:<status>:<agency>` (every score 0, so members sort by id, which is
- * time-ordered), and a HASH `evt:<agency>` eventId → deliveryId. Globally:
+ * time-ordered), a HASH `evt:<agency>` eventId → deliveryId, and a HASH
+ * `cb:<agency>` of its circuit breaker (`version` and the state's fields). Globally:
  * `pending` (deliveryId → nextRetryAt) and `finished` (deliveryId → createdAt).
  * Keys derived inside a script from `base` share the declared keys' hash tag.
  */
@@ -85,7 +86,7 @@ return 1
 
 /**
  * KEYS: d, evt, ix:all, ix:<status>, pending, finished (then, linked, the queue's
- * ready, leases, agencies, claims).
+ * keys in the order of `queueScriptKeys`).
  * ARGV: base, id, eventId, recordJson, status, attempt, agencyId, createdAt,
  * nextRetryAt ('' for none), retentionCutoff ('' for none), retentionBatch (then,
  * linked, the queue's base and channel).
@@ -94,7 +95,7 @@ return 1
  */
 function insertDeliverySource(linked: boolean): string {
   return `${PURGE_LUA}
-${linked ? `${QUEUE_LUA}\n${queueTableLua(7, 12)}` : ''}
+${linked ? `${queueLua('enqueue_entry')}\n${queueTableLua(7, 12)}` : ''}
 local base, id = ARGV[1], ARGV[2]
 local existing = redis.call('HGET', KEYS[2], ARGV[3])
 if existing then
@@ -122,7 +123,7 @@ export const insertDeliveryScript = new LuaScript('insertDelivery', insertDelive
 export const insertDeliveryLinkedScript = new LuaScript('insertDeliveryLinked', insertDeliverySource(true));
 
 /**
- * KEYS: d, pending, finished (then, linked, the queue's ready, leases, agencies, claims).
+ * KEYS: d, pending, finished (then, linked, the queue's keys in the order of `queueScriptKeys`).
  * ARGV: base, id, expectedStatus, expectedAttempt, status, attempt, updateJson,
  * nextRetryAt ('' for none) (then, linked, the queue's base and channel).
  * Compare-and-set on (status, attempt); moves the id between status indexes and
@@ -131,7 +132,7 @@ export const insertDeliveryLinkedScript = new LuaScript('insertDeliveryLinked', 
  * follows in the same step: due at nextRetryAt while pending, removed once finished.
  */
 function updateDeliverySource(linked: boolean): string {
-  return `${linked ? `${QUEUE_LUA}\n${queueTableLua(4, 9)}` : ''}
+  return `${linked ? `${queueLua('enqueue_entry', 'remove_entry')}\n${queueTableLua(4, 9)}` : ''}
 local base, id = ARGV[1], ARGV[2]
 local cur = redis.call('HMGET', KEYS[1], 's', 'a', 'g', 'c', 'r')
 if not cur[1] or cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then return false end
@@ -209,5 +210,26 @@ export const purgeScript = new LuaScript(
   'purgeDeliveries',
   `${PURGE_LUA}
 return purge(ARGV[1], KEYS[1], ARGV[2], tonumber(ARGV[3]))
+`,
+);
+
+/**
+ * KEYS: cb. ARGV: expectedVersion ('' when none may be stored), then the state's
+ * field/value pairs. Compare-and-set: writes the fields and the next version only
+ * when the stored `version` is the expected one. Returns the version written, or
+ * nil when the precondition failed.
+ */
+export const saveCircuitScript = new LuaScript(
+  'saveCircuit',
+  `
+local current = redis.call('HGET', KEYS[1], 'version')
+if ARGV[1] == '' then
+  if current then return false end
+elseif current ~= ARGV[1] then
+  return false
+end
+local version = (tonumber(current) or 0) + 1
+redis.call('HSET', KEYS[1], 'version', version, unpack(ARGV, 2))
+return version
 `,
 );
