@@ -1,0 +1,20 @@
+/**
+ * Runs tasks one at a time, in the order they were handed in. The timed part
+ * of every measurement and every audit go through one gate, so an audit of an
+ * earlier measurement (store and queue reads) never runs while a later one is
+ * being timed; waiting for hanging attempts to time out needs no gate.
+ */
+export interface Gate {
+  run<T>(task: () => Promise<T>): Promise<T>;
+}
+
+export function createGate(): Gate {
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    run(task) {
+      const result = tail.then(task);
+      tail = result.catch(() => undefined);
+      return result;
+    },
+  };
+}
