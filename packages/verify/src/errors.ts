@@ -1,6 +1,6 @@
 /**
- * Why verification failed. Stable: receivers may switch on it, and the helpers put it in their 401
- * bodies.
+ * Why verification failed. Stable: receivers may switch on it, and the helpers put it in their 401 (and
+ * 413) bodies.
  *
  * A delivery that cannot be trusted (answer HTTP 401):
  * - `missing_header`: no `X-Service-Signature` header, or an empty one.
@@ -10,9 +10,14 @@
  * - `missing_signature`: the header has no `v1=` part.
  * - `timestamp_out_of_tolerance`: `t` is further from now than the tolerance, in the past or the future.
  * - `signature_mismatch`: no `v1` matches the HMAC of `<t>.<rawBody>` under any given secret.
- * - `invalid_body`: the body is not raw bytes or a string (it was parsed first), or, for
- *   `verifyWebhook`, the verified body is not a JSON object.
+ * - `invalid_body`: the body is not raw bytes or a string (it was parsed first), the helpers found it
+ *   already read or could not read it to the end (the client hung up), or, for `verifyWebhook`, the
+ *   verified body is not a JSON object.
  * - `invalid_secret`: the secret is missing, empty, or the masked form shown by `GET /config`.
+ *
+ * A delivery the helpers refuse to read (answer HTTP 413):
+ * - `payload_too_large`: the body is larger than the helper's `maxBodyBytes`, by its `Content-Length` or
+ *   by the bytes read so far.
  *
  * A bug in the receiver's code or runtime, not a bad delivery (fix the code; do not answer 401):
  * - `invalid_option`: an option has an unusable value (a negative or `NaN` `toleranceMs`, a `now` that is
@@ -29,6 +34,7 @@ export type WebhookVerificationErrorCode =
   | 'signature_mismatch'
   | 'invalid_body'
   | 'invalid_secret'
+  | 'payload_too_large'
   | 'invalid_option'
   | 'web_crypto_unavailable';
 
@@ -41,9 +47,10 @@ const brand = Symbol.for('@svc/webhooks-verify/WebhookVerificationError');
 const MESSAGE_PREFIX = '@svc/webhooks-verify: ';
 
 /**
- * Every error the package throws on purpose. Answer HTTP 401 when you catch it, except for the codes
- * `invalid_option` and `web_crypto_unavailable`, which report a bug in the receiver (see
- * {@link WebhookVerificationErrorCode}). The message starts with `@svc/webhooks-verify: `.
+ * Every error the package throws on purpose. Answer HTTP 401 when you catch it (413 for
+ * `payload_too_large`), except for the codes `invalid_option` and `web_crypto_unavailable`, which report a
+ * bug in the receiver (see {@link WebhookVerificationErrorCode}). The message starts with
+ * `@svc/webhooks-verify: `.
  *
  * @example
  * ```ts
@@ -83,9 +90,18 @@ const RECEIVER_BUG_CODES: ReadonlySet<WebhookVerificationErrorCode> = new Set([
   'web_crypto_unavailable',
 ]);
 
-/** Whether the helpers answer `error` with a 401: a rejected delivery, not a bug in the receiver. */
+/** Whether the helpers answer `error` themselves: a rejected delivery, not a bug in the receiver. */
 export function rejectsDelivery(error: unknown): error is WebhookVerificationError {
   return isWebhookVerificationError(error) && !RECEIVER_BUG_CODES.has(error.code);
+}
+
+// The one place a code becomes an HTTP status: every rejected delivery is a 401 except a body refused for
+// its size, which is a 413 so that the sender (and any proxy log) sees why without reading the body.
+const REFUSAL_STATUS: Partial<Record<WebhookVerificationErrorCode, number>> = { payload_too_large: 413 };
+
+/** The status the helpers answer a rejected delivery with: 413 for `payload_too_large`, otherwise 401. */
+export function refusalStatus(error: WebhookVerificationError): number {
+  return REFUSAL_STATUS[error.code] ?? 401;
 }
 
 /** An option the caller passed has a value the package cannot work with. */
@@ -105,9 +121,20 @@ export function signatureMismatch(secretCount: number): WebhookVerificationError
   );
 }
 
+/** The error for a body over `maxBodyBytes`, found from its `Content-Length` or while reading it. */
+export function payloadTooLarge(maxBodyBytes: number): WebhookVerificationError {
+  return new WebhookVerificationError(
+    'payload_too_large',
+    `The request body is larger than maxBodyBytes (${maxBodyBytes} bytes) and was refused without reading ` +
+      'the rest. Deliveries are small JSON envelopes; if the ones you expect are larger, raise maxBodyBytes ' +
+      'on verifyWebhookMiddleware or webhookHandler.',
+  );
+}
+
 /**
  * The JSON body `verifyWebhookMiddleware` and `webhookHandler` answer a failed verification with
- * (status 401): the `{ error: { code, message } }` shape every error of the service uses.
+ * (status 401, or 413 for `payload_too_large`): the `{ error: { code, message } }` shape every error of
+ * the service uses.
  */
 export interface VerificationErrorBody {
   error: {
@@ -118,7 +145,7 @@ export interface VerificationErrorBody {
   };
 }
 
-/** Builds the 401 body from a verification error. */
+/** Builds the 401 / 413 body from a verification error. */
 export function toVerificationErrorBody(error: WebhookVerificationError): VerificationErrorBody {
   return { error: { code: error.code, message: error.message } };
 }

@@ -8,13 +8,29 @@
  */
 import type { WebhookEventMap } from './built-in-events';
 import type { WebhookEvent } from './envelope';
-import { rejectsDelivery, toVerificationErrorBody, WebhookVerificationError } from './errors';
-import { SIGNATURE_HEADER } from './header';
-import { resolveVerifyOptions, type VerifyWebhookOptions } from './options';
+import {
+  refusalStatus,
+  rejectsDelivery,
+  toVerificationErrorBody,
+  type WebhookVerificationError,
+} from './errors';
+import { parseSignatureHeaderParts, SIGNATURE_HEADER } from './header';
+import {
+  type RequestBodyOptions,
+  resolveMaxBodyBytes,
+  resolveVerifyOptions,
+  type VerifyWebhookOptions,
+} from './options';
 import { readSecrets, type WebhookSecret } from './secret';
 import { verifyWebhookAsync } from './web';
+import { assertBodyUnread, readRequestBody } from './web-body';
 
 export type { VerificationErrorBody } from './errors';
+export type { RequestBodyOptions } from './options';
+export { DEFAULT_MAX_BODY_BYTES } from './options';
+
+/** Options of {@link verifyWebhookRequest} and {@link webhookHandler}: the verify options and `maxBodyBytes`. */
+export interface VerifyWebhookRequestOptions extends VerifyWebhookOptions, RequestBodyOptions {}
 
 /** A secret, or a function choosing it per request (e.g. per tenant from the URL). */
 export type WebhookRequestSecret =
@@ -33,11 +49,14 @@ export type WebhookRequestHandler<TEvents extends object = WebhookEventMap> = (
 
 /**
  * Reads the request's raw body, verifies it with its `X-Service-Signature` header and returns the
- * envelope. Consumes the body: do not read it before.
+ * envelope. Consumes the body: do not read it before. A request whose header is missing or malformed is
+ * refused before any of its body is read, and a body over `maxBodyBytes` (1 MiB by default) is refused as
+ * soon as its `Content-Length` or the bytes read say so; the body stream is then cancelled, never drained.
  *
  * @typeParam TEvents - event type → metadata type; by default the built-in `WebhookEventMap`
- * @throws {@link @svc/webhooks-verify!WebhookVerificationError} (as a rejection); answer 401, except for
- * the codes `invalid_option` and `web_crypto_unavailable` (a bug in the receiver)
+ * @throws {@link @svc/webhooks-verify!WebhookVerificationError} (as a rejection); answer 401, or 413 for
+ * `payload_too_large`, except for the codes `invalid_option` and `web_crypto_unavailable` (a bug in the
+ * receiver)
  * @example
  * ```ts
  * // Hono
@@ -50,24 +69,24 @@ export type WebhookRequestHandler<TEvents extends object = WebhookEventMap> = (
 export async function verifyWebhookRequest<TEvents extends object = WebhookEventMap>(
   request: Request,
   secret: WebhookRequestSecret,
-  options?: VerifyWebhookOptions,
+  options?: VerifyWebhookRequestOptions,
 ): Promise<WebhookEvent<TEvents>> {
-  if (request.bodyUsed) {
-    throw new WebhookVerificationError(
-      'invalid_body',
-      'The request body was already read (request.json() or request.text() ran first). Verify before reading ' +
-        'it, or pass the text you read to verifyWebhookAsync.',
-    );
-  }
-  // Bytes, not request.text(): decoding would replace invalid UTF-8 and change what was signed.
-  const body = new Uint8Array(await request.arrayBuffer());
+  const maxBodyBytes = resolveMaxBodyBytes(options?.maxBodyBytes);
+  assertBodyUnread(request);
+  const header = request.headers.get(SIGNATURE_HEADER);
+  // Without a usable signature header the request cannot verify, whatever its body: refuse it before
+  // reading a byte, so an unsigned sender costs the receiver no memory and no wait for a slow upload.
+  parseSignatureHeaderParts(header);
+  const body = await readRequestBody(request, maxBodyBytes);
   const key = typeof secret === 'function' ? await secret(request) : secret;
-  return verifyWebhookAsync<TEvents>(body, request.headers.get(SIGNATURE_HEADER), key, options);
+  return verifyWebhookAsync<TEvents>(body, header, key, options);
 }
 
 /**
  * Wraps a handler so it only sees verified deliveries: a failed verification answers 401 with a
- * {@link VerificationErrorBody}, `{ "error": { "code", "message" } }`, and the handler is not called.
+ * {@link VerificationErrorBody}, `{ "error": { "code", "message" } }`, and the handler is not called. As
+ * with {@link verifyWebhookRequest}, an unsigned request is refused before its body is read, and a body
+ * over `maxBodyBytes` (1 MiB by default) is answered 413 `payload_too_large` without reading the rest.
  * Errors the handler throws, and `invalid_option` / `web_crypto_unavailable`, are passed through to the
  * platform.
  *
@@ -87,27 +106,28 @@ export async function verifyWebhookRequest<TEvents extends object = WebhookEvent
 export function webhookHandler<TEvents extends object = WebhookEventMap>(
   secret: WebhookRequestSecret,
   handler: WebhookRequestHandler<TEvents>,
-  options?: VerifyWebhookOptions,
+  options?: VerifyWebhookRequestOptions,
 ): (request: Request) => Promise<Response> {
   // A static secret and the options are checked now, so a missing or masked secret or a bad option fails at
   // startup, not on every delivery.
   if (typeof secret !== 'function') readSecrets(secret);
   resolveVerifyOptions(options);
+  resolveMaxBodyBytes(options?.maxBodyBytes);
   return async (request) => {
     let envelope: WebhookEvent<TEvents>;
     try {
       envelope = await verifyWebhookRequest<TEvents>(request, secret, options);
     } catch (error) {
-      if (rejectsDelivery(error)) return unauthorized(error);
+      if (rejectsDelivery(error)) return refusal(error);
       throw error;
     }
     return handler(envelope, request);
   };
 }
 
-function unauthorized(error: WebhookVerificationError): Response {
+function refusal(error: WebhookVerificationError): Response {
   return new Response(JSON.stringify(toVerificationErrorBody(error)), {
-    status: 401,
+    status: refusalStatus(error),
     headers: { 'content-type': 'application/json' },
   });
 }

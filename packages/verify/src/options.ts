@@ -44,3 +44,30 @@ export function resolveVerifyOptions(options: VerifyWebhookOptions | undefined):
   }
   return { toleranceMs, now };
 }
+
+/**
+ * Default cap on the body the helpers read: 1 MiB. Deliveries are JSON envelopes of a few kilobytes; the
+ * cap keeps a sender that is not the service from making the receiver buffer without bound.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/** The option of the helpers that read the request body themselves. */
+export interface RequestBodyOptions {
+  /**
+   * The largest body accepted, in bytes. A larger one is answered 413 `payload_too_large`: as soon as
+   * `Content-Length` announces it, before any of it is read, or else as soon as the bytes read pass the
+   * limit (the rest is never buffered).
+   * @default 1_048_576 (1 MiB)
+   * @example { maxBodyBytes: 5 * 1_048_576 } // 5 MiB
+   */
+  maxBodyBytes?: number;
+}
+
+/** Applies the default and rejects anything but a positive integer with `invalid_option`. */
+export function resolveMaxBodyBytes(maxBodyBytes: number | undefined): number {
+  const value = maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw invalidOption(`maxBodyBytes must be a positive integer number of bytes, got ${String(value)}.`);
+  }
+  return value;
+}

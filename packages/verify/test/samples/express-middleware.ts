@@ -5,7 +5,7 @@ export const app: Express = express();
 
 app.post(
   '/webhooks',
-  express.raw({ type: 'application/json' }),
+  // No body parser: the middleware reads the raw body itself, after checking the signature header.
   verifyWebhookMiddleware({ secret: process.env.WEBHOOK_SECRET! }),
   (req, res) => {
     const envelope = req.webhook!; // verified and parsed
