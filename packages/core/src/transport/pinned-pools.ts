@@ -1,5 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { buildConnector, Client, Pool } from 'undici';
 import { WebhookError } from '../errors';
 import { SocketBudget } from './socket-budget';
@@ -166,10 +167,16 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
     return true;
   };
   const budget = new SocketBudget(options.maxSockets, () => evictLeastRecent(true));
+  // Given a `ca`, tls.connect builds a secure context per connection: the PEM parsed and a
+  // certificate store made each time, about 0.4 ms of CPU per handshake. One shared context
+  // holds the same trust.
+  const { ca, ...tlsRest } = options.tls ?? {};
+  const secureContext = ca === undefined ? undefined : createSecureContext({ ca });
   const connectorFor = (checked: CheckedUrl) =>
     budget.wrap(
       buildConnector({
-        ...options.tls,
+        ...tlsRest,
+        ...(secureContext === undefined ? {} : { secureContext }),
         lookup: pinnedLookup(checked.addresses),
         timeout: options.connectTimeoutMs,
         autoSelectFamily: true,
