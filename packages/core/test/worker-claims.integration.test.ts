@@ -43,6 +43,11 @@ async function fillSlots(inProcess: boolean) {
     worker: { concurrency: 16, perAgencyConcurrency: 16 },
   });
   await harness.configure('agency-a');
+  // Answered at once, these open the agency's window (2, 4, 8, 16) so the held ones fill every slot.
+  for (let i = 0; i < 3; i++) {
+    const { deliveryId } = (await harness.webhooks.emit(jobCancelled('agency-a', 100 + i)))!;
+    await harness.waitForStatus('agency-a', deliveryId, 'success');
+  }
   harness.receiver.respond(
     (request) =>
       new Promise((resolve) => {

@@ -1,8 +1,10 @@
 import type { Claim } from '../adapters/queue';
+import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import { callHook, type WorkerErrorStage } from '../observability/hooks';
 import { type Engine, engineOf } from '../service/engine';
 import type { WebhookService } from '../service/service';
 import { positiveIntegerOption } from '../validation';
+import { AgencySlots } from './agency-slots';
 import { runClaim } from './attempt-runner';
 import { CircuitGate } from './circuit-gate';
 import { createRecoverySweep, type RecoverySweep } from './recovery-sweep';
@@ -18,10 +20,12 @@ export interface WorkerOptions {
    */
   concurrency?: number;
   /**
-   * Attempts in flight at once for one agency, so one slow or hanging receiver
+   * Claims held at once for one agency, so one slow or hanging receiver
    * cannot take every slot while other agencies wait. Queues that declare
    * `capabilities.sharedAgencyLimit` (memory, PostgreSQL, Redis) hold it across
-   * every worker process; others per process.
+   * every worker process; others per process. Of those, an agency runs as many
+   * as its window: 2 at first, doubled by each answered attempt up to this cap,
+   * halved by each timeout or failed connect (docs/scaling.md).
    * @default 8
    */
   perAgencyConcurrency?: number;
@@ -101,9 +105,14 @@ class DeliveryWorker implements WebhookWorker {
   #running = false;
   #abort = new AbortController();
   #loop: Promise<void> | null = null;
-  /** Claims being worked on, each with the promise of its attempt (keyed by the object: no string to hash). */
+  /**
+   * Claims held, running or waiting for their agency's window, each with the promise of its attempt
+   * (keyed by the object: no string to hash). Waiting ones are here too, so their leases are renewed.
+   */
   #held = new Map<Claim, Promise<void>>();
-  #perAgency = new Map<string, number>();
+  readonly #slots: AgencySlots;
+  /** Per agency, claims held beyond its window, oldest first, each with what settles its #held promise. */
+  #waiting = new Map<string, Array<{ claim: Claim; settle: () => void }>>();
   #slotFreed: (() => void) | null = null;
   #queueWait: Promise<void> | null = null;
   /** The outstanding waitForWork ended while we were not waiting on it (see #idle). */
@@ -116,6 +125,7 @@ class DeliveryWorker implements WebhookWorker {
     private readonly engine: Engine,
     private readonly settings: WorkerSettings,
   ) {
+    this.#slots = new AgencySlots(settings.perAgencyConcurrency);
     this.#gate = engine.circuit
       ? new CircuitGate({
           store: engine.store,
@@ -161,6 +171,7 @@ class DeliveryWorker implements WebhookWorker {
     if (!this.#running) return;
     this.#running = false;
     this.#abort.abort();
+    this.#giveBackWaiting();
     this.#wakeClaimLoop();
     await this.#loop;
     await Promise.all(this.#held.values());
@@ -247,8 +258,8 @@ class DeliveryWorker implements WebhookWorker {
   }
 
   #dispatch(claim: Claim): void {
-    const agencyLoad = this.#perAgency.get(claim.agencyId) ?? 0;
-    if (agencyLoad >= this.settings.perAgencyConcurrency || !this.#running) {
+    const { agencyId } = claim;
+    if (this.#slots.held(agencyId) >= this.settings.perAgencyConcurrency || !this.#running) {
       // A queue that cannot skip saturated agencies hands us their entries anyway:
       // give them back for a moment instead of exceeding the agency's cap.
       this.engine.queue
@@ -256,15 +267,29 @@ class DeliveryWorker implements WebhookWorker {
         .catch((error: unknown) => this.#reportError(error, 'claim', claim.deliveryId));
       return;
     }
-    this.#perAgency.set(claim.agencyId, agencyLoad + 1);
-    this.#held.set(claim, this.#run(claim));
+    if (this.#slots.hold(agencyId)) {
+      this.#held.set(claim, this.#run(claim));
+      return;
+    }
+    // Over the agency's window: held (and renewed) until one of its attempts is answered.
+    let settle!: () => void;
+    this.#held.set(
+      claim,
+      new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+    );
+    const waiting = this.#waiting.get(agencyId);
+    if (waiting) waiting.push({ claim, settle });
+    else this.#waiting.set(agencyId, [{ claim, settle }]);
   }
 
   async #run(claim: Claim): Promise<void> {
     const gate = this.#gate;
+    let outcome: AttemptOutcome | null = null;
     try {
       if (!gate) {
-        await runClaim(this.engine, claim, this.engine.clock());
+        outcome = await runClaim(this.engine, claim, this.engine.clock());
         return;
       }
       const { agencyId } = claim;
@@ -275,21 +300,44 @@ class DeliveryWorker implements WebhookWorker {
         await this.engine.queue.reschedule(claim, decision.until);
         return;
       }
-      const outcome = await runClaim(this.engine, claim, this.engine.clock());
+      outcome = await runClaim(this.engine, claim, this.engine.clock());
       gate.record(agencyId, outcome, this.engine.clock(), decision.kind === 'probe');
     } catch (error) {
       this.#reportError(error, 'attempt', claim.deliveryId);
     } finally {
-      this.#release(claim);
+      this.#release(claim, outcome);
     }
   }
 
-  #release(claim: Claim): void {
+  #release(claim: Claim, outcome: AttemptOutcome | null): void {
     this.#held.delete(claim);
-    const load = (this.#perAgency.get(claim.agencyId) ?? 1) - 1;
-    if (load <= 0) this.#perAgency.delete(claim.agencyId);
-    else this.#perAgency.set(claim.agencyId, load);
+    const { agencyId } = claim;
+    const start = this.#slots.finishRun(agencyId, outcome);
+    const waiting = this.#waiting.get(agencyId);
+    for (let started = 0; started < start && waiting && waiting.length > 0; started++) {
+      const next = waiting.shift()!;
+      this.#run(next.claim).then(next.settle);
+    }
+    if (waiting?.length === 0) this.#waiting.delete(agencyId);
     this.#wakeClaimLoop();
+  }
+
+  /** On stop: claims still waiting for a window go back to the queue, due now, for any worker. */
+  #giveBackWaiting(): void {
+    const now = this.engine.clock();
+    for (const [agencyId, waiting] of this.#waiting) {
+      for (const { claim, settle } of waiting) {
+        this.#slots.dropWaiting(agencyId);
+        this.engine.queue
+          .reschedule(claim, now)
+          .catch((error: unknown) => this.#reportError(error, 'claim', claim.deliveryId))
+          .finally(() => {
+            this.#held.delete(claim);
+            settle();
+          });
+      }
+    }
+    this.#waiting.clear();
   }
 
   #wakeClaimLoop(): void {
@@ -299,15 +347,14 @@ class DeliveryWorker implements WebhookWorker {
   }
 
   /**
-   * Agencies to skip in the next claim: those whose breaker is open, and, unless
-   * the queue counts every process's leases itself, those at their cap here.
+   * Agencies to skip in the next claim: those whose breaker is open, and those that could not run
+   * another attempt here now (window full) or hold their cap. A queue that counts every process's
+   * leases would refuse the capped ones itself; the window is this worker's alone.
    */
   #excludedAgencies(now: number): readonly string[] {
     const blocked = this.#gate?.blocked(now) ?? NO_AGENCIES;
-    if (this.engine.queue.capabilities.sharedAgencyLimit) return blocked;
     let excluded: string[] | undefined;
-    for (const [agencyId, load] of this.#perAgency) {
-      if (load < this.settings.perAgencyConcurrency) continue;
+    for (const agencyId of this.#slots.fullAgencies()) {
       excluded ??= [...blocked];
       excluded.push(agencyId);
     }
