@@ -59,7 +59,8 @@ export function createReceiverApp(options: ReceiverAppOptions): Express {
   app.post(
     options.path ?? '/webhooks',
     logRejections(log),
-    express.raw({ type: 'application/json', limit: '1mb' }),
+    // No body parser in front: the middleware checks the signature header before it reads the body
+    // (at most 1 MiB), then leaves the raw bytes on req.body.
     verifyWebhookMiddleware({ getSecret: () => (typeof secret === 'function' ? secret() : secret) }),
     async (req: Request, res: Response) => {
       const envelope = req.webhook as WebhookEnvelope;
