@@ -11,6 +11,7 @@ export type WebhookErrorCode =
   | 'unknown_event_type'
   | 'invalid_event_definition'
   | 'invalid_metadata'
+  | 'payload_too_large'
   | 'config_not_found'
   | 'delivery_not_found'
   | 'delivery_not_replayable'
@@ -51,6 +52,21 @@ export class WebhookValidationError extends WebhookError {
   declare readonly details: { issues: ValidationIssue[] };
   constructor(message: string, issues: ValidationIssue[], code: WebhookErrorCode = 'validation_failed') {
     super(code, message, { details: { issues } });
+  }
+}
+
+/**
+ * An emitted event whose serialised metadata exceeds the service's `maxPayloadBytes`. Nothing was
+ * stored; receivers would otherwise get the whole payload on every attempt.
+ */
+export class PayloadTooLargeError extends WebhookError {
+  declare readonly details: { bytes: number; maxBytes: number };
+  constructor(eventType: string, bytes: number, maxBytes: number) {
+    super(
+      'payload_too_large',
+      `The ${eventType} event's metadata is ${bytes} bytes as JSON, over the limit of ${maxBytes} (maxPayloadBytes); send an id and let receivers fetch the rest.`,
+      { details: { bytes, maxBytes } },
+    );
   }
 }
 

@@ -62,6 +62,7 @@ export {
   DeliveryNotReplayableError,
   InvalidOptionError,
   InvalidWebhookUrlError,
+  PayloadTooLargeError,
   RateLimitedError,
   SchemaNotMigratedError,
   UnknownEventTypeError,

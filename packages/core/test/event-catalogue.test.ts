@@ -111,8 +111,23 @@ const shapes = [
 
 const catalogue = createEventCatalogue();
 
+/** The parent the spec's rules require of two types: the quote's job, the message's thread. */
+function requiredParent(eventType: string, metadata: unknown): Record<string, unknown> {
+  if (eventType === 'message_sent') return { parentEntityId: 'thread_1' };
+  const jobId = (metadata as { jobId?: unknown } | null)?.jobId;
+  if (eventType === 'quote_approved' && typeof jobId === 'string') return { parentEntityId: jobId };
+  return {};
+}
+
 function emitInput(eventType: string, metadata: unknown, extra: Record<string, unknown> = {}) {
-  return { agencyId: 'ag_1', eventType, entityId: 'ent_1', metadata, ...extra };
+  return {
+    agencyId: 'ag_1',
+    eventType,
+    entityId: 'ent_1',
+    metadata,
+    ...requiredParent(eventType, metadata),
+    ...extra,
+  };
 }
 
 function caught(action: () => unknown): unknown {

@@ -110,7 +110,9 @@ describe('emit', () => {
 
   it('records a pending delivery due now, with the event fields', async () => {
     await webhooks.putConfig('agency-a', validBody);
-    const emitted = await webhooks.emit(jobCancelled('agency-a', 9, { eventId: 'evt-1', createdOn: 1234 }));
+    const emitted = await webhooks.emit(
+      jobCancelled('agency-a', 9, { eventId: 'evt-1', createdOn: 1_700_000_001_234 }),
+    );
     const delivery = await webhooks.getDelivery('agency-a', emitted!.deliveryId);
     expect(delivery).toMatchObject({
       webhookId: `whdel_${emitted!.deliveryId}`,
@@ -122,7 +124,7 @@ describe('emit', () => {
       attempt: 0,
       maxAttempts: 5,
       nextRetryAt: now,
-      createdOn: 1234,
+      createdOn: 1_700_000_001_234,
       lastAttemptAt: null,
       deliveredAt: null,
     });

@@ -4,6 +4,7 @@ import { toValidationIssues } from '../validation';
 import { builtInEvents } from './built-in-events';
 import { type CreatedByRole, createdByRoleSchema, type EntityType, entityTypeSchema } from './entity-types';
 import { assertEventDefinition, type EventDefinition, TEST_EVENT_TYPE } from './event-definition';
+import { specRuleIssues } from './spec-rules';
 import type { TestEventMetadata } from './test-event';
 
 // The author roles live with the rest of the envelope's vocabulary; re-exported where they were first defined.
@@ -159,6 +160,19 @@ export type EventMetadataMap<TCat extends EventCatalogue = EventCatalogue<typeof
   } & { [TEST_EVENT_TYPE]: TestEventMetadata }
 >;
 
+/**
+ * `createdOn` is epoch milliseconds (spec: Delivery envelope). Seconds and microseconds are the usual
+ * slips, and both land outside these bounds: below 10^11 is before 1973 in milliseconds but after
+ * the year 5000 in seconds; above the last millisecond of 9999 is a microsecond clock.
+ */
+const createdOnSchema = z
+  .number()
+  .int()
+  .min(100_000_000_000, { error: 'Must be epoch milliseconds; this looks like seconds (multiply by 1000)' })
+  .max(253_402_300_799_999, {
+    error: 'Must be epoch milliseconds; this looks like microseconds or later than 9999',
+  });
+
 /** Emit schemas are built once per definition and shared by every catalogue holding it. */
 const emitSchemas = new WeakMap<EventDefinition, z.ZodType>();
 
@@ -189,7 +203,7 @@ function buildEmitSchema(def: EventDefinition): z.ZodType {
     createdByRole: createdByRoleSchema.nullable().optional(),
     metadata: def.metadata,
     eventId: id.optional(),
-    createdOn: z.number().int().min(0).optional(),
+    createdOn: createdOnSchema.optional(),
   });
 }
 
@@ -251,7 +265,7 @@ export function parseWithDefinition(def: EventDefinition, input: unknown): Parse
       { path: 'metadata', message: 'The metadata schema must produce an object' },
     ]);
   }
-  return {
+  const event: ParsedEvent = {
     agencyId: data.agencyId,
     eventType: data.eventType,
     entityType: (data.entityType ?? def.entityType) as EntityType,
@@ -263,6 +277,9 @@ export function parseWithDefinition(def: EventDefinition, input: unknown): Parse
     eventId: data.eventId ?? null,
     createdOn: data.createdOn ?? null,
   };
+  const ruleIssues = specRuleIssues(event);
+  if (ruleIssues.length > 0) throw invalidEvent(`${def.type} event`, ruleIssues);
+  return event;
 }
 
 /** The agency an example is parsed for: examples carry no agency, emits need one. */

@@ -22,6 +22,8 @@ export interface Engine {
   retry: RetryPolicy;
   /** Breaker thresholds; null when the breaker is off. */
   circuit: CircuitSettings | null;
+  /** Largest serialised metadata an emit may carry (`maxPayloadBytes`). */
+  maxPayloadBytes: number;
   /** Takes one test send of the agency's allowance or throws RateLimitedError. */
   takeTestSend: TestSendLimiter;
   hooks: WebhookHooks;

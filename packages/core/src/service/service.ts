@@ -25,6 +25,7 @@ import {
 } from '../delivery/delivery';
 import { buildTestEnvelope } from '../delivery/envelope';
 import { type RetryOptions, resolveRetryPolicy } from '../delivery/retry-policy';
+import { assertDeliverablePayload, DEFAULT_MAX_PAYLOAD_BYTES } from '../delivery/payload-limit';
 import { replayUpdate } from '../delivery/state-machine';
 import { ConfigNotFoundError, DeliveryNotFoundError, DeliveryNotReplayableError } from '../errors';
 import { createEventCatalogue, type EmitInput, type EventCatalogue } from '../events/event-catalogue';
@@ -37,7 +38,7 @@ import type { TransportStats } from '../transport/pinned-pools';
 import { buildSignedDelivery } from '../transport/signed-request';
 import { createTransport, type TransportOptions } from '../transport/transport';
 import { createUrlPolicy, type UrlPolicyOptions } from '../transport/url-policy';
-import { parseWithSchema } from '../validation';
+import { parseWithSchema, positiveIntegerOption } from '../validation';
 import { attachEngine, type Engine } from './engine';
 import { decodeListCursor, encodeListCursor } from './list-cursor';
 import { createTestSendLimiter, type TestSendLimitOptions } from './test-send-limit';
@@ -77,6 +78,13 @@ export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCat
    * @default { max: 10, perMs: 60_000 }
    */
   testSendLimit?: TestSendLimitOptions | false;
+  /**
+   * Largest metadata an `emit` may carry, in UTF-8 bytes of its JSON. A larger event is refused with
+   * `PayloadTooLargeError` (`payload_too_large`) and nothing is stored: the payload is re-sent whole on
+   * every attempt, and receivers' frameworks often cap bodies at 1 MiB or less.
+   * @default 262_144 (256 KiB)
+   */
+  maxPayloadBytes?: number;
   /**
    * Observability callbacks; none by default. To use several sets (your own and
    * `createOpenTelemetryHooks()` from `@svc/webhooks-core/otel`), merge them with
@@ -121,7 +129,10 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
    * not subscribe to the event type. With `eventId`, emitting the same event twice
    * returns the first delivery. With `{ transaction }` (adapters with transaction
    * support), the delivery is written in the host's transaction (outbox).
-   * @throws UnknownEventTypeError, WebhookValidationError (`validation_failed`, `invalid_metadata`)
+   * Nothing is stored when it throws.
+   * @throws UnknownEventTypeError, WebhookValidationError (`validation_failed`: envelope fields, the
+   * spec's event rules, metadata JSON cannot serialise; `invalid_metadata`), PayloadTooLargeError
+   * (`payload_too_large`: the metadata is over `maxPayloadBytes`)
    */
   emit(input: EmitInput<TEvents>, options?: EmitOptions): Promise<{ deliveryId: string } | null>;
   /** The configuration with its secret masked. @throws ConfigNotFoundError */
@@ -176,6 +187,11 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     transport: createTransport({ ...options.transport, urlPolicy }),
     retry: resolveRetryPolicy(options.retry),
     circuit: resolveCircuitSettings(options.circuitBreaker),
+    maxPayloadBytes: positiveIntegerOption(
+      'maxPayloadBytes',
+      options.maxPayloadBytes,
+      DEFAULT_MAX_PAYLOAD_BYTES,
+    ),
     takeTestSend: createTestSendLimiter(options.testSendLimit),
     hooks: options.logger
       ? combineHooks(options.hooks, createLoggingHooks(options.logger))
@@ -209,10 +225,12 @@ async function emit(
   options: EmitOptions | undefined,
 ): Promise<{ deliveryId: string } | null> {
   const event = engine.events.parseEvent(input);
-  const config = await engine.store.getConfig(event.agencyId);
-  if (!config?.enabled || !config.subscribedEventTypes.includes(event.eventType)) return null;
   const now = engine.clock();
   const record = newDeliveryRecord(event, { id: newId(), now, maxAttempts: engine.retry.maxAttempts });
+  // Before the subscription check: an event no receiver could get is the host's bug either way.
+  assertDeliverablePayload(record, engine.maxPayloadBytes);
+  const config = await engine.store.getConfig(event.agencyId);
+  if (!config?.enabled || !config.subscribedEventTypes.includes(event.eventType)) return null;
   const { delivery, created } = await engine.store.insertDelivery(record, options);
   if (created) {
     await engine.queue.enqueue({ deliveryId: delivery.id, agencyId: delivery.agencyId, runAt: now }, options);
