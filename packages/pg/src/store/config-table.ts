@@ -39,6 +39,12 @@ export interface ConfigStatements {
   getMany: Statement;
   upsert: Statement;
   setSecret: Statement;
+  /** `setSecret` only while the stored secret equals $4 (compare-and-set). */
+  setSecretIf: Statement;
+  /** The first page of every configuration, by agency id ("C" collation: byte order, the primary key's). */
+  listFirst: Statement;
+  /** The page after agency id $1. */
+  listAfter: Statement;
   remove: Statement;
 }
 
@@ -66,6 +72,16 @@ export function configStatements(schema: SchemaName): ConfigStatements {
     ),
     setSecret: statement(
       `UPDATE ${table} SET signing_secret = $2, updated_at = $3 WHERE agency_id = $1 RETURNING ${CONFIG_COLUMNS}`,
+    ),
+    // Under READ COMMITTED a concurrent writer's UPDATE waits for this row's lock, then
+    // re-checks the WHERE against the committed version: of two, one matches.
+    setSecretIf: statement(
+      `UPDATE ${table} SET signing_secret = $2, updated_at = $3
+       WHERE agency_id = $1 AND signing_secret = $4 RETURNING ${CONFIG_COLUMNS}`,
+    ),
+    listFirst: statement(`SELECT ${CONFIG_COLUMNS} FROM ${table} ORDER BY agency_id LIMIT $1`),
+    listAfter: statement(
+      `SELECT ${CONFIG_COLUMNS} FROM ${table} WHERE agency_id > $1 ORDER BY agency_id LIMIT $2`,
     ),
     remove: statement(`DELETE FROM ${table} WHERE agency_id = $1`),
   };

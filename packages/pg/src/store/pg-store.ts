@@ -4,7 +4,9 @@ import {
   type DeliveryExpectation,
   type DeliveryRecord,
   type DeliveryUpdate,
+  type ListConfigsOptions,
   type ListDeliveriesOptions,
+  type SetSigningSecretOptions,
   type TransactionOptions,
   type UpsertConfigInput,
   type WebhookConfigRecord,
@@ -28,6 +30,7 @@ import { CallBatcher } from './call-batcher';
 import { type CircuitRow, circuitParams, circuitStatements, toCircuitRecord } from './circuit-table';
 import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';
+import { writingSecret } from './secret-errors';
 
 /** Options of {@link createPgStore}. */
 export interface PgStoreOptions {
@@ -133,21 +136,42 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
     },
 
     async upsertConfig(input: UpsertConfigInput) {
-      const rows = await query<ConfigRow & { created: boolean }>(configs.upsert, [
-        input.newId,
-        input.agencyId,
-        input.webhookUrl,
-        input.newSigningSecret,
-        input.enabled,
-        input.subscribedEventTypes,
-        input.now,
-      ]);
+      const rows = await writingSecret([input.newSigningSecret], () =>
+        query<ConfigRow & { created: boolean }>(configs.upsert, [
+          input.newId,
+          input.agencyId,
+          input.webhookUrl,
+          input.newSigningSecret,
+          input.enabled,
+          input.subscribedEventTypes,
+          input.now,
+        ]),
+      );
       const row = rows[0]!;
       return { config: toConfigRecord(row), created: row.created };
     },
 
-    async setSigningSecret(agencyId: string, signingSecret: string, now: number) {
-      return oneConfig(await query<ConfigRow>(configs.setSecret, [agencyId, signingSecret, now]));
+    async setSigningSecret(
+      agencyId: string,
+      signingSecret: string,
+      now: number,
+      secretOptions?: SetSigningSecretOptions,
+    ) {
+      const expected = secretOptions?.expectedSigningSecret;
+      const rows = await writingSecret([signingSecret, expected ?? ''], () =>
+        expected === undefined
+          ? query<ConfigRow>(configs.setSecret, [agencyId, signingSecret, now])
+          : query<ConfigRow>(configs.setSecretIf, [agencyId, signingSecret, now, expected]),
+      );
+      return oneConfig(rows);
+    },
+
+    async listConfigs({ after, limit }: ListConfigsOptions): Promise<WebhookConfigRecord[]> {
+      const rows =
+        after === null
+          ? await query<ConfigRow>(configs.listFirst, [limit])
+          : await query<ConfigRow>(configs.listAfter, [after, limit]);
+      return rows.map(toConfigRecord);
     },
 
     async deleteConfig(agencyId: string): Promise<boolean> {
