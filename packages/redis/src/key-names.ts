@@ -58,6 +58,13 @@ export interface RedisStoreKeyNames {
   finished: string;
   /** Pub/sub channel announcing configuration changes (the agency id), for linked stores' caches. */
   configChannel: string;
+  /** ZSET (all scores 0, ordered by agency id) of every agency with a configuration: what `listConfigs` pages through. */
+  configs: string;
+  /**
+   * STRING, set once `configs` holds every configuration: the first `listConfigs`
+   * adds those written by releases before the index existed, then sets it.
+   */
+  configsIndexed: string;
 }
 
 /** The queue's key names under `prefix`. */
@@ -84,7 +91,14 @@ export function queueScriptKeys(keys: RedisQueueKeyNames): string[] {
 /** The store's key names under `prefix`. */
 export function buildStoreKeyNames(prefix: string): RedisStoreKeyNames {
   const base = `${prefix}{store}:`;
-  return { base, pending: `${base}pending`, finished: `${base}finished`, configChannel: `${base}config` };
+  return {
+    base,
+    pending: `${base}pending`,
+    finished: `${base}finished`,
+    configChannel: `${base}config`,
+    configs: `${base}configs`,
+    configsIndexed: `${base}configs-indexed`,
+  };
 }
 
 /** HASH of one agency's configuration. */

@@ -73,6 +73,7 @@ describeRedis('Redis store: backend-specific behaviour', () => {
       [
         `${base}cb:agency-a`,
         `${base}cfg:agency-a`,
+        `${base}configs`,
         `${base}d:${record.id}`,
         `${base}evt:agency-a`,
         `${base}ix:all:agency-a`,

@@ -1,14 +1,22 @@
-import type { UpsertConfigInput, WebhookConfigRecord, WebhookStore } from '@svc/webhooks-core';
+import type {
+  ListConfigsOptions,
+  SetSigningSecretOptions,
+  UpsertConfigInput,
+  WebhookConfigRecord,
+  WebhookStore,
+} from '@svc/webhooks-core';
+import { redactSecrets } from '@svc/webhooks-core/adapter-kit';
 import type { RedisClient } from '../connection/connection';
 import { unexpectedReply } from '../errors';
 import { configKey, type RedisStoreKeyNames } from '../key-names';
 import type { RedisLink } from '../linked/redis-link';
+import { createConfigIndexCheck } from './config-index';
 import { configFields, decodeConfig } from './store-codec';
-import { deleteConfigScript, setSecretScript, upsertConfigScript } from './store-scripts';
+import { deleteConfigScript, listConfigsScript, setSecretScript, upsertConfigScript } from './store-scripts';
 
 type ConfigOperations = Pick<
   WebhookStore,
-  'getConfig' | 'upsertConfig' | 'setSigningSecret' | 'deleteConfig'
+  'getConfig' | 'upsertConfig' | 'setSigningSecret' | 'listConfigs' | 'deleteConfig'
 >;
 
 /**
@@ -24,6 +32,7 @@ export function createConfigOperations(
 ): ConfigOperations {
   const keyOf = (agencyId: string): string => configKey(keys.base, agencyId);
   const written = (agencyId: string): void => link?.configs.invalidate(agencyId);
+  const ensureIndexed = createConfigIndexCheck(client, keys);
 
   return {
     async getConfig(agencyId: string): Promise<WebhookConfigRecord | null> {
@@ -42,19 +51,22 @@ export function createConfigOperations(
 
     async upsertConfig(input: UpsertConfigInput): Promise<{ config: WebhookConfigRecord; created: boolean }> {
       const [url, enabled, subscriptions] = configFields(input);
-      const reply = await upsertConfigScript.run(
-        client,
-        [keyOf(input.agencyId)],
-        [
-          input.newId,
-          input.agencyId,
-          url,
-          enabled,
-          subscriptions,
-          input.now,
-          input.newSigningSecret,
-          keys.configChannel,
-        ],
+      const reply = await writingSecret(
+        [input.newSigningSecret],
+        upsertConfigScript.run(
+          client,
+          [keyOf(input.agencyId), keys.configs],
+          [
+            input.newId,
+            input.agencyId,
+            url,
+            enabled,
+            subscriptions,
+            input.now,
+            input.newSigningSecret,
+            keys.configChannel,
+          ],
+        ),
       );
       written(input.agencyId);
       if (!Array.isArray(reply)) throw unexpectedReply('upsertConfig', reply);
@@ -62,19 +74,47 @@ export function createConfigOperations(
       return { config: decodeConfig(pairs), created: created === 1 };
     },
 
-    async setSigningSecret(agencyId: string, signingSecret: string, now: number) {
-      const reply = await setSecretScript.run(
-        client,
-        [keyOf(agencyId)],
-        [signingSecret, now, keys.configChannel, agencyId],
+    async setSigningSecret(
+      agencyId: string,
+      signingSecret: string,
+      now: number,
+      options?: SetSigningSecretOptions,
+    ) {
+      const expected = options?.expectedSigningSecret;
+      const reply = await writingSecret(
+        [signingSecret, expected],
+        setSecretScript.run(
+          client,
+          [keyOf(agencyId)],
+          [
+            signingSecret,
+            now,
+            keys.configChannel,
+            agencyId,
+            expected === undefined ? '0' : '1',
+            expected ?? '',
+          ],
+        ),
       );
       written(agencyId);
       if (!Array.isArray(reply)) throw unexpectedReply('setSigningSecret', reply);
       return reply.length === 0 ? null : decodeConfig(reply);
     },
 
+    async listConfigs({ after, limit }: ListConfigsOptions): Promise<WebhookConfigRecord[]> {
+      await ensureIndexed();
+      const min = after === null ? '-' : `(${after}`;
+      const reply = await listConfigsScript.run(client, [keys.configs], [keys.base, min, limit]);
+      if (!Array.isArray(reply)) throw unexpectedReply('listConfigs', reply);
+      return reply.map((pairs) => decodeConfig(pairs as unknown[]));
+    },
+
     async deleteConfig(agencyId: string): Promise<boolean> {
-      const reply = await deleteConfigScript.run(client, [keyOf(agencyId)], [keys.configChannel, agencyId]);
+      const reply = await deleteConfigScript.run(
+        client,
+        [keyOf(agencyId), keys.configs],
+        [keys.configChannel, agencyId],
+      );
       written(agencyId);
       return reply === 1;
     },
@@ -84,4 +124,19 @@ export function createConfigOperations(
 async function readConfig(client: RedisClient, key: string): Promise<WebhookConfigRecord | null> {
   const pairs = await client.hgetall(key);
   return Object.keys(pairs).length === 0 ? null : decodeConfig(Object.entries(pairs).flat());
+}
+
+/**
+ * Awaits a script that carries a signing secret. ioredis puts a failed
+ * command's arguments on the error (`command.args`; for a transaction or a
+ * cluster also on `previousErrors` and `lastNodeError`), and a structured
+ * logger serialises them: what reaches the caller has the secret redacted,
+ * and is otherwise the error ioredis made (class, message, cause chain).
+ */
+async function writingSecret<T>(secrets: ReadonlyArray<string | undefined>, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    throw redactSecrets(error, secrets);
+  }
 }

@@ -41,9 +41,10 @@ end
 `;
 
 /**
- * KEYS: cfg. ARGV: id, agencyId, webhookUrl, enabled (1|0), subscribedEventTypes (JSON), now, signingSecret,
- * configChannel. Announces the change (the agency id) to linked stores' configuration caches.
- * Returns { created (1|0), HGETALL… }.
+ * KEYS: cfg, configs. ARGV: id, agencyId, webhookUrl, enabled (1|0), subscribedEventTypes (JSON), now,
+ * signingSecret, configChannel. Announces the change (the agency id) to linked stores' configuration
+ * caches. Indexes the agency on every write, so an update also indexes a configuration written before
+ * the index existed. Returns { created (1|0), HGETALL… }.
  */
 export const upsertConfigScript = new LuaScript(
   'upsertConfig',
@@ -56,6 +57,7 @@ else
   redis.call('HSET', KEYS[1], 'id', ARGV[1], 'agencyId', ARGV[2], 'webhookUrl', ARGV[3], 'enabled', ARGV[4],
     'subscribedEventTypes', ARGV[5], 'signingSecret', ARGV[7], 'createdAt', ARGV[6], 'updatedAt', ARGV[6])
 end
+redis.call('ZADD', KEYS[2], 0, ARGV[2])
 redis.call('PUBLISH', ARGV[8], ARGV[2])
 local fields = redis.call('HGETALL', KEYS[1])
 table.insert(fields, 1, created)
@@ -63,24 +65,70 @@ return fields
 `,
 );
 
-/** KEYS: cfg. ARGV: signingSecret, now, configChannel, agencyId. Returns HGETALL, empty when there is no configuration. */
+/**
+ * KEYS: cfg. ARGV: signingSecret, now, configChannel, agencyId, compare ('1' to compare-and-set, '0'),
+ * expectedSigningSecret. Returns HGETALL; empty when there is no configuration or, comparing, when the
+ * stored secret is not the expected one.
+ */
 export const setSecretScript = new LuaScript(
   'setSigningSecret',
   `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+if ARGV[5] == '1' and redis.call('HGET', KEYS[1], 'signingSecret') ~= ARGV[6] then return {} end
 redis.call('HSET', KEYS[1], 'signingSecret', ARGV[1], 'updatedAt', ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return redis.call('HGETALL', KEYS[1])
 `,
 );
 
-/** KEYS: cfg. ARGV: configChannel, agencyId. Returns 1 when a configuration was deleted. */
+/** KEYS: cfg, configs. ARGV: configChannel, agencyId. Returns 1 when a configuration was deleted. */
 export const deleteConfigScript = new LuaScript(
   'deleteConfig',
   `
+redis.call('ZREM', KEYS[2], ARGV[2])
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
+`,
+);
+
+/**
+ * KEYS: configs. ARGV: base, min (lex bound: '-' or '(' .. agencyId), limit.
+ * Returns up to `limit` configurations (each an HGETALL), ascending by agency id;
+ * an index entry without its hash (removed by hand) is skipped, and the page filled past it. Read-only.
+ */
+export const listConfigsScript = new LuaScript(
+  'listConfigs',
+  `
+local base, min, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local out = {}
+while #out < limit do
+  local ids = redis.call('ZRANGEBYLEX', KEYS[1], min, '+', 'LIMIT', 0, limit - #out)
+  if #ids == 0 then break end
+  for _, id in ipairs(ids) do
+    local fields = redis.call('HGETALL', base .. 'cfg:' .. id)
+    if #fields > 0 then out[#out + 1] = fields end
+  end
+  min = '(' .. ids[#ids]
+end
+return out
+`,
+);
+
+/**
+ * KEYS: configs. ARGV: base, then agency ids. Indexes each agency whose configuration
+ * hash exists (checked here, so one deleted since it was found is never indexed).
+ */
+export const indexConfigsScript = new LuaScript(
+  'indexConfigs',
+  `
+local added = 0
+for index = 2, #ARGV do
+  if redis.call('EXISTS', ARGV[1] .. 'cfg:' .. ARGV[index]) == 1 then
+    added = added + redis.call('ZADD', KEYS[1], 0, ARGV[index])
+  end
+end
+return added
 `,
 );
 
