@@ -13,6 +13,7 @@ const alias = [
   { find: /^@svc\/webhooks-([a-z]+)$/, replacement: `${root}packages/$1/src/index.ts` },
   { find: /^@svc\/webhooks-([a-z]+)\/([a-z-]+)$/, replacement: `${root}packages/$1/src/$2.ts` },
   { find: /^@svc\/test-support$/, replacement: `${root}internal/test-support/src/index.ts` },
+  { find: /^@svc\/test-support\/([a-z-]+)$/, replacement: `${root}internal/test-support/src/$1.ts` },
 ];
 
 const packages = ['verify', 'core', 'pg', 'redis', 'express'];

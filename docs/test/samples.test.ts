@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { hostResolver, startTestReceiver, type TestReceiver } from '@svc/test-support';
 import {
   createMemoryQueue,
   createMemoryStore,
   createWebhookService,
   type DeliveryRecord,
+  maskSigningSecret,
   type WebhookLogger,
   type WebhookService,
 } from '@svc/webhooks-core';
@@ -19,6 +21,7 @@ import {
 import { createObservedWebhooks } from '../examples/observability';
 import { replayFailedDeliveries } from '../examples/replay-failed';
 import { rotateAgencySecret, verifyDuringRotation } from '../examples/secret-rotation';
+import { createSealedWebhooks, resealAllSecrets } from '../examples/secrets-at-rest';
 import { saveWebhookUrl } from '../examples/webhook-url-errors';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -271,5 +274,54 @@ describe('circuit breaker options sample', () => {
       expect((await webhooks.sendTest('agency-t')).success).toBe(false);
     }
     await expect(webhooks.sendTest('agency-t')).rejects.toMatchObject({ code: 'rate_limited' });
+  });
+});
+
+describe('secrets at rest sample', () => {
+  it('seals secrets under the primary key, and the rotation procedure moves them all to a new key', async () => {
+    const [k2025, k2026] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+    const store = createMemoryStore();
+    const sealed = (keys: string, primary: string) => {
+      const env = { WEBHOOK_SECRET_KEYS: keys, WEBHOOK_SECRET_PRIMARY_KEY: primary };
+      const webhooks = createSealedWebhooks(store, createMemoryQueue(), env);
+      cleanups.push(() => webhooks.close());
+      return webhooks;
+    };
+    const legacy = 'd'.repeat(64);
+    // Written straight to the store, as before secretEncryption: a plaintext secret.
+    await store.upsertConfig({
+      agencyId: 'agency-l',
+      webhookUrl: 'https://hooks.example.com/in',
+      enabled: true,
+      subscribedEventTypes: [],
+      now: Date.now(),
+      newId: 'cfg-l',
+      newSigningSecret: legacy,
+    });
+    await store.upsertConfig({
+      agencyId: 'agency-s',
+      webhookUrl: 'https://hooks.example.com/in',
+      enabled: true,
+      subscribedEventTypes: [],
+      now: Date.now(),
+      newId: 'cfg-s',
+      newSigningSecret: 'e'.repeat(64),
+    });
+    const { signingSecret } = await sealed(`k2025:${k2025}`, 'k2025').rotateSecret('agency-s');
+    expect((await store.getConfig('agency-s'))?.signingSecret).toMatch(/^enc:v1:k2025:/);
+
+    const rotating = sealed(`k2025:${k2025},k2026:${k2026}`, 'k2026');
+    expect(await resealAllSecrets(rotating)).toBe('2 of 2 signing secrets re-sealed under the primary key');
+    expect(await resealAllSecrets(rotating)).toBe('0 of 2 signing secrets re-sealed under the primary key');
+
+    const newKeyOnly = sealed(`k2026:${k2026}`, 'k2026');
+    expect((await newKeyOnly.getConfig('agency-s')).signingSecret).toBe(maskSigningSecret(signingSecret));
+    expect((await newKeyOnly.getConfig('agency-l')).signingSecret).toBe(maskSigningSecret(legacy));
+    for (const agencyId of ['agency-l', 'agency-s']) {
+      expect((await store.getConfig(agencyId))?.signingSecret).toMatch(/^enc:v1:k2026:/);
+    }
+    expect(() => createSealedWebhooks(store, createMemoryQueue(), {})).toThrow(
+      expect.objectContaining({ code: 'invalid_option', option: 'secretEncryption.keys' }),
+    );
   });
 });

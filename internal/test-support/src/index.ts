@@ -15,5 +15,6 @@ export { startTestReceiver } from './receiver';
 export type { ReceiverStats } from './receiver-messages';
 export type { ReceiverProcess, ReceiverProcessOptions } from './receiver-process';
 export { spawnReceiverProcess } from './receiver-process';
+export { everythingIn, newSecretKey, openSealedSecret, recordingSecrets } from './sealed-secrets';
 export type { ServiceHarness, ServiceHarnessOptions } from './service-harness';
 export { FAST_CIRCUIT, FAST_RETRY, jobCancelled, startServiceHarness } from './service-harness';

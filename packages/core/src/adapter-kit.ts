@@ -11,4 +11,5 @@
 
 export { assertNoTransaction } from './adapters/store';
 export { setNewest } from './bounded-map';
+export { redactSecrets } from './config/secret-redaction';
 export { type DeadlineResult, sleep, withinDeadline } from './deadline';

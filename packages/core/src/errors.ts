@@ -20,7 +20,9 @@ export type WebhookErrorCode =
   | 'invalid_option'
   | 'transport_closed'
   | 'rate_limited'
-  | 'store_error';
+  | 'store_error'
+  | 'secret_key_unavailable'
+  | 'secret_undecryptable';
 
 /** Base class of every error thrown on purpose by the webhooks packages. */
 export class WebhookError extends Error {
@@ -167,5 +169,63 @@ export class RateLimitedError extends WebhookError {
   /** Ms until the next request of this kind will be accepted. */
   get retryAfterMs(): number {
     return this.details.retryAfterMs;
+  }
+}
+
+/**
+ * A stored signing secret is sealed under a key id this service was not given
+ * (`secretEncryption.keys` lacks it, or the service has no `secretEncryption`
+ * at all). Nothing was signed or changed. Neither the secret nor the stored
+ * value is in the message or the details.
+ */
+export class SecretKeyUnavailableError extends WebhookError {
+  declare readonly details: { agencyId: string; keyId: string };
+  /** The key id the stored secret names: give the service that key. */
+  readonly keyId: string;
+  readonly agencyId: string;
+
+  constructor(keyId: string, agencyId: string, encryptionConfigured: boolean) {
+    const missing = encryptionConfigured
+      ? `key "${keyId}" is not among secretEncryption.keys`
+      : 'this service has no secretEncryption option';
+    super(
+      'secret_key_unavailable',
+      `The signing secret of agency "${agencyId}" is sealed under key "${keyId}", but ${missing}. ` +
+        `Add key "${keyId}" to secretEncryption.keys (it need not be the primary) in every process; ` +
+        'drop a key only after reencryptSecrets() has moved every secret off it.',
+      { details: { agencyId, keyId } },
+    );
+    this.keyId = keyId;
+    this.agencyId = agencyId;
+  }
+}
+
+/**
+ * A stored signing secret names a configured key but does not decrypt and
+ * authenticate under it: the key's bytes differ from the ones that sealed it,
+ * or the stored value was altered, truncated or copied from another agency's
+ * configuration. Nothing was signed or changed. Neither the secret nor the
+ * stored value is in the message or the details.
+ */
+export class SecretUndecryptableError extends WebhookError {
+  declare readonly details: { agencyId: string; keyId: string | null };
+  /** The key id the stored value names; null when the value is not in a format this version reads. */
+  readonly keyId: string | null;
+  readonly agencyId: string;
+
+  constructor(keyId: string | null, agencyId: string) {
+    const under =
+      keyId === null
+        ? 'is not a sealed value this version reads (`enc:v1:<keyId>:…`)'
+        : `does not decrypt under key "${keyId}"`;
+    super(
+      'secret_undecryptable',
+      `The signing secret of agency "${agencyId}" ${under}: the key's bytes differ from the ones that ` +
+        'sealed it, or the stored value was altered or copied from another agency. Check the key material; ' +
+        'if the secret is lost, rotate it (rotateSecret) and give the agency the new one.',
+      { details: { agencyId, keyId } },
+    );
+    this.keyId = keyId;
+    this.agencyId = agencyId;
   }
 }

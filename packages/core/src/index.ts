@@ -21,7 +21,9 @@ export type {
 } from './adapters/queue';
 export type {
   DeliveryExpectation,
+  ListConfigsOptions,
   ListDeliveriesOptions,
+  SetSigningSecretOptions,
   StoreCapabilities,
   TransactionOptions,
   UpsertConfigInput,
@@ -35,6 +37,7 @@ export type {
   WebhookConfigRecord,
 } from './config/config';
 export { generateSigningSecret, maskSigningSecret } from './config/secret';
+export type { SecretEncryptionOptions } from './config/secret-encryption';
 export type { AttemptErrorKind, AttemptOutcome } from './delivery/attempt-outcome';
 export type {
   CircuitBreakerOptions,
@@ -65,6 +68,8 @@ export {
   PayloadTooLargeError,
   RateLimitedError,
   SchemaNotMigratedError,
+  SecretKeyUnavailableError,
+  SecretUndecryptableError,
   UnknownEventTypeError,
   WebhookError,
   WebhookValidationError,
@@ -99,6 +104,7 @@ export type {
 } from './observability/hooks';
 export { combineHooks } from './observability/hooks';
 export type { WebhookLogger } from './observability/logger';
+export type { ReencryptSecretsOptions, ReencryptSecretsResult } from './service/secret-reencryption';
 export type {
   EmitOptions,
   PutConfigResult,

@@ -29,6 +29,25 @@ export interface UpsertConfigInput {
   newSigningSecret: string;
 }
 
+/** Precondition of {@link WebhookStore.setSigningSecret}. */
+export interface SetSigningSecretOptions {
+  /**
+   * Compare-and-set: replace the secret only while the stored value still equals
+   * this one (exactly as `getConfig` or `listConfigs` returned it). What re-sealing
+   * a secret under a new key uses, so it can never overwrite a rotation that
+   * landed in between.
+   */
+  expectedSigningSecret?: string;
+}
+
+/** Page request of {@link WebhookStore.listConfigs}. */
+export interface ListConfigsOptions {
+  /** Return only configurations whose agency id sorts strictly after this one; null for the first page. */
+  after: string | null;
+  /** Maximum number of configurations to return (≥ 1). */
+  limit: number;
+}
+
 /** Page request of {@link WebhookStore.listDeliveries}. */
 export interface ListDeliveriesOptions {
   status?: DeliveryStatus;
@@ -80,8 +99,27 @@ export interface WebhookStore {
    */
   upsertConfig(input: UpsertConfigInput): Promise<{ config: WebhookConfigRecord; created: boolean }>;
 
-  /** Replaces the signing secret at once; null when the agency has no configuration. */
-  setSigningSecret(agencyId: string, signingSecret: string, now: number): Promise<WebhookConfigRecord | null>;
+  /**
+   * Replaces the signing secret and `updatedAt` at once, and returns the updated
+   * configuration. Returns null, and changes nothing, when the agency has no
+   * configuration or, with `options.expectedSigningSecret`, when the stored secret
+   * is no longer that value. Of concurrent calls expecting the same value, one wins.
+   */
+  setSigningSecret(
+    agencyId: string,
+    signingSecret: string,
+    now: number,
+    options?: SetSigningSecretOptions,
+  ): Promise<WebhookConfigRecord | null>;
+
+  /**
+   * One page of every agency's configuration, ascending by agency id in binary
+   * order (UTF-8 bytes, i.e. code points). Pass the last agency id of a page as
+   * `after` for the next; a page shorter than `limit` is the last. A walk sees
+   * every configuration that exists throughout it exactly once; one created or
+   * deleted during the walk may or may not be seen.
+   */
+  listConfigs(options: ListConfigsOptions): Promise<WebhookConfigRecord[]>;
 
   /** Deletes the agency's configuration; false when there was none. Deliveries are kept. */
   deleteConfig(agencyId: string): Promise<boolean>;

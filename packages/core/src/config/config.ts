@@ -50,13 +50,18 @@ export type TestResult = z.infer<typeof testResultSchema>;
 
 /**
  * A configuration as the stores hold it (one per agency). The secret is stored
- * in full because every attempt signs with it; it is never logged.
+ * because every attempt signs with it (sealed, with the service's
+ * `secretEncryption`); it is never logged.
  */
 export interface WebhookConfigRecord {
   id: string;
   agencyId: string;
   webhookUrl: string;
-  /** 64 lowercase hex characters (32 random bytes). */
+  /**
+   * 64 lowercase hex characters (32 random bytes), as the service's calls see it. A store
+   * keeps whatever string it is given: behind a service with `secretEncryption`, the sealed
+   * form (`enc:v1:<keyId>:…`).
+   */
   signingSecret: string;
   enabled: boolean;
   subscribedEventTypes: string[];

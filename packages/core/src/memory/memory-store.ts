@@ -1,6 +1,8 @@
 import type {
   DeliveryExpectation,
+  ListConfigsOptions,
   ListDeliveriesOptions,
+  SetSigningSecretOptions,
   StoreCapabilities,
   TransactionOptions,
   UpsertConfigInput,
@@ -11,6 +13,7 @@ import type { WebhookConfigRecord } from '../config/config';
 import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
 import { WebhookError } from '../errors';
+import { clonePayload } from './clone-payload';
 
 /**
  * Per-agency index: the agency's delivery ids in ascending order (ids are
@@ -99,12 +102,24 @@ class MemoryWebhookStore implements WebhookStore {
     agencyId: string,
     signingSecret: string,
     now: number,
+    options?: SetSigningSecretOptions,
   ): Promise<WebhookConfigRecord | null> {
     const existing = this.#configs.get(agencyId);
     if (!existing) return null;
+    const expected = options?.expectedSigningSecret;
+    if (expected !== undefined && existing.signingSecret !== expected) return null;
     const config = { ...existing, signingSecret, updatedAt: now };
     this.#configs.set(agencyId, config);
     return copyConfig(config);
+  }
+
+  /** Sorts the agency ids on every page: fine for the memory store's size, and nothing to keep in step. */
+  async listConfigs({ after, limit }: ListConfigsOptions): Promise<WebhookConfigRecord[]> {
+    const ids = [...this.#configs.keys()].filter((id) => after === null || compareCodePoints(id, after) > 0);
+    return ids
+      .sort(compareCodePoints)
+      .slice(0, Math.max(0, limit))
+      .map((id) => copyConfig(this.#configs.get(id) as WebhookConfigRecord));
   }
 
   async deleteConfig(agencyId: string): Promise<boolean> {
@@ -341,38 +356,24 @@ function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {
   };
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
-
 /**
- * Deep copy of a payload. Payloads are JSON data (they are sent as JSON), which
- * a plain recursive copy handles several times faster than structuredClone; any
- * other kind of object (a Date a custom schema produced, say) falls back to it.
- * `for...in` rather than `Object.keys` spares an array per object; the own-property
- * check keeps out anything enumerable someone added to `Object.prototype`.
+ * Binary (UTF-8 byte, that is code point) order, as PostgreSQL's "C" collation
+ * and Redis sorted sets compare: `<` compares UTF-16 code units, which puts
+ * U+E000–U+FFFF after the surrogate pairs of astral characters. Lifting
+ * surrogates above the BMP fixes that and nothing else.
  */
-function clonePayload<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(clonePayload) as T;
-  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
-  const source = value as Record<string, unknown>;
-  const copy: Record<string, unknown> = {};
-  for (const key in source) {
-    if (!hasOwn.call(source, key)) continue;
-    const field = source[key];
-    const cloned = typeof field !== 'object' || field === null ? field : clonePayload(field);
-    // JSON.parse can make an own "__proto__" key; assigning it would set the copy's prototype instead.
-    if (key === '__proto__') {
-      Object.defineProperty(copy, key, {
-        value: cloned,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else {
-      copy[key] = cloned;
-    }
+function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index++) {
+    const x = a.charCodeAt(index);
+    const y = b.charCodeAt(index);
+    if (x !== y) return liftSurrogate(x) - liftSurrogate(y);
   }
-  return copy as T;
+  return a.length - b.length;
+}
+
+function liftSurrogate(unit: number): number {
+  return unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit;
 }
 
 /** Index of the first id that is not less than `id` (ids compare as strings). */

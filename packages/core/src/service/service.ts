@@ -9,6 +9,7 @@ import {
   type WebhookConfigRecord,
 } from '../config/config';
 import { generateSigningSecret, maskSigningSecret } from '../config/secret';
+import { createSecretCipher, type SecretEncryptionOptions } from '../config/secret-encryption';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import { type CircuitBreakerOptions, resolveCircuitSettings } from '../delivery/circuit-breaker';
 import {
@@ -24,8 +25,8 @@ import {
   webhookIdOf,
 } from '../delivery/delivery';
 import { buildTestEnvelope } from '../delivery/envelope';
-import { type RetryOptions, resolveRetryPolicy } from '../delivery/retry-policy';
 import { assertDeliverablePayload, DEFAULT_MAX_PAYLOAD_BYTES } from '../delivery/payload-limit';
+import { type RetryOptions, resolveRetryPolicy } from '../delivery/retry-policy';
 import { replayUpdate } from '../delivery/state-machine';
 import { ConfigNotFoundError, DeliveryNotFoundError, DeliveryNotReplayableError } from '../errors';
 import { createEventCatalogue, type EmitInput, type EventCatalogue } from '../events/event-catalogue';
@@ -41,6 +42,12 @@ import { createUrlPolicy, type UrlPolicyOptions } from '../transport/url-policy'
 import { parseWithSchema, positiveIntegerOption } from '../validation';
 import { attachEngine, type Engine } from './engine';
 import { decodeListCursor, encodeListCursor } from './list-cursor';
+import { sealSecretsAtRest } from './sealed-secret-store';
+import {
+  type ReencryptSecretsOptions,
+  type ReencryptSecretsResult,
+  reencryptSecrets,
+} from './secret-reencryption';
 import { createTestSendLimiter, type TestSendLimitOptions } from './test-send-limit';
 
 /** Options of {@link createWebhookService}. */
@@ -49,6 +56,16 @@ export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCat
   store: WebhookStore;
   /** Where due work waits for a worker (`createMemoryQueue()`, `createPgQueue()`, …). */
   queue: DeliveryQueue;
+  /**
+   * Seals signing secrets at rest (AES-256-GCM under `primaryKeyId`, bound to the agency):
+   * the store holds only `enc:v1:<keyId>:…`. Plaintext secrets from before keep working and
+   * are re-sealed on their next write or by {@link WebhookService.reencryptSecrets}. Give
+   * every process the same keys; see docs/security.md, "Secrets at rest".
+   * @default none: secrets are stored as generated
+   * @example
+   * createWebhookService({ store, queue, secretEncryption: { keys: { k1: process.env.WEBHOOK_KEY_K1! }, primaryKeyId: 'k1' } })
+   */
+  secretEncryption?: SecretEncryptionOptions;
   /**
    * Event catalogue: which event types exist and their metadata schemas.
    * @default createEventCatalogue() — the eight built-in event types
@@ -120,6 +137,7 @@ export type EmitOptions = TransactionOptions;
 
 /** The embeddable webhook service: management operations and `emit`. */
 export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue> {
+  /** The store as given: with `secretEncryption` it holds sealed secrets, which the service's calls open. */
   readonly store: WebhookStore;
   readonly queue: DeliveryQueue;
   readonly events: TEvents;
@@ -163,6 +181,12 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
   deleteConfig(agencyId: string): Promise<boolean>;
   /** Live keep-alive pools and sockets of the service's HTTP client, with their caps. */
   transportStats(): TransportStats;
+  /**
+   * Maintenance: re-seals under the primary key every stored secret that is plaintext or
+   * under another key (compare-and-sets: a concurrent rotation wins). Idempotent.
+   * @throws InvalidOptionError (no `secretEncryption`), SecretKeyUnavailableError, SecretUndecryptableError
+   */
+  reencryptSecrets(options?: ReencryptSecretsOptions): Promise<ReencryptSecretsResult>;
   /** Closes the HTTP connection pool. Stores and queues are closed by their owner. */
   close(): Promise<void>;
 }
@@ -179,8 +203,9 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
   options: WebhookServiceOptions<TEvents>,
 ): WebhookService<TEvents> {
   const urlPolicy = createUrlPolicy(options.urlPolicy);
+  const secrets = createSecretCipher(options.secretEncryption);
   const engine: Engine = {
-    store: options.store,
+    store: sealSecretsAtRest(options.store, secrets),
     queue: options.queue,
     events: options.events ?? createEventCatalogue(),
     urlPolicy,
@@ -200,7 +225,7 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     random: options.random ?? Math.random,
   };
   const service: WebhookService<TEvents> = {
-    store: engine.store,
+    store: options.store,
     queue: engine.queue,
     events: engine.events as TEvents,
     emit: (input, emitOptions) => emit(engine, input, emitOptions),
@@ -213,6 +238,7 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     replay: (agencyId, id) => replay(engine, agencyId, id),
     deleteConfig: (agencyId) => engine.store.deleteConfig(agencyId),
     transportStats: () => engine.transport.stats(),
+    reencryptSecrets: (reencryptOptions) => reencryptSecrets(options.store, secrets, reencryptOptions),
     close: () => engine.transport.close(),
   };
   attachEngine(service, engine);

@@ -3,8 +3,10 @@ import type { WebhookStore } from '../adapters/store';
 import { useAdapterFixture } from './adapter-fixture';
 import { describeCircuitCases } from './store-circuit-cases';
 import { describeConfigCases } from './store-config-cases';
+import { describeConfigListCases } from './store-config-list-cases';
 import { describeDeliveryListCases } from './store-list-cases';
 import { describeMaintenanceCases } from './store-maintenance-cases';
+import { describeSecretCases } from './store-secret-cases';
 import { describeDeliveryUpdateCases } from './store-update-cases';
 import { describeDeliveryWriteCases } from './store-write-cases';
 
@@ -44,6 +46,8 @@ export function describeStoreConformance(
     const fixture = useAdapterFixture(factory);
     const store = (): WebhookStore => fixture().store;
     describeConfigCases(store);
+    describeSecretCases(store);
+    describeConfigListCases(store);
     describeDeliveryWriteCases(store);
     describeDeliveryListCases(store);
     describeDeliveryUpdateCases(store);
