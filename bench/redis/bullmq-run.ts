@@ -36,6 +36,7 @@ function signedRequest(job: DeliveryJob, secret: string): { body: string; header
     lastResponseCode: null,
     lastErrorMessage: null,
     lastResponseExcerpt: null,
+    nextAttemptTrigger: 'automatic',
   };
   const body = serializeEnvelope(buildEnvelope(record, 1, now));
   return {

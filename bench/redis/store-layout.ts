@@ -59,6 +59,7 @@ function record(index: number) {
     lastResponseCode: null,
     lastErrorMessage: null,
     lastResponseExcerpt: null,
+    nextAttemptTrigger: 'automatic',
   };
 }
 

@@ -39,6 +39,7 @@ export type {
 export { generateSigningSecret, maskSigningSecret } from './config/secret';
 export type { SecretEncryptionOptions } from './config/secret-encryption';
 export type { AttemptErrorKind, AttemptOutcome } from './delivery/attempt-outcome';
+export type { AttemptList, AttemptRecord, AttemptTrigger } from './delivery/attempt-record';
 export type {
   CircuitBreakerOptions,
   CircuitRecord,

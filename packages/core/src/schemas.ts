@@ -17,6 +17,8 @@ export {
   testResultSchema,
   webhookConfigSchema,
 } from './config/config';
+export { attemptErrorKindSchema } from './delivery/attempt-outcome';
+export { attemptListSchema, attemptRecordSchema, attemptTriggerSchema } from './delivery/attempt-record';
 export {
   deliveryDetailSchema,
   deliveryListSchema,

@@ -55,6 +55,7 @@ const record: DeliveryRecord = {
   lastResponseCode: null,
   lastErrorMessage: null,
   lastResponseExcerpt: null,
+  nextAttemptTrigger: 'automatic',
 };
 
 describe('buildEnvelope()', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../src/delivery/attempt-outcome';
+import type { AttemptRecord } from '../src/delivery/attempt-record';
 import type { DeliveryRecord, DeliveryUpdate } from '../src/delivery/delivery';
 import { DEFAULT_RETRY_POLICY } from '../src/delivery/retry-policy';
 import { abandonUpdate, applyAttemptOutcome, canReplay, replayUpdate } from '../src/delivery/state-machine';
@@ -33,6 +34,7 @@ function record(overrides: Partial<DeliveryRecord> = {}): DeliveryRecord {
     lastResponseCode: null,
     lastErrorMessage: null,
     lastResponseExcerpt: null,
+    nextAttemptTrigger: 'automatic',
     ...overrides,
   });
 }
@@ -91,7 +93,8 @@ describe('applyAttemptOutcome()', () => {
     before: DeliveryRecord;
     outcome: AttemptOutcome;
     random?: number;
-    expected: DeliveryUpdate;
+    /** The record's fields; every row also checks the attempt it records against them. */
+    expected: Omit<DeliveryUpdate, 'nextAttemptTrigger' | 'recordedAttempt'>;
   }> = [
     {
       name: 'first attempt answered 200 -> success',
@@ -281,9 +284,25 @@ describe('applyAttemptOutcome()', () => {
   ];
 
   it.each(cases)('$name', ({ before, outcome, random, expected }) => {
-    expect(applyAttemptOutcome(before, outcome, NOW, DEFAULT_RETRY_POLICY, () => random ?? 0.5)).toEqual(
-      expected,
+    const { nextAttemptTrigger, recordedAttempt, ...fields } = applyAttemptOutcome(
+      before,
+      outcome,
+      NOW,
+      DEFAULT_RETRY_POLICY,
+      () => random ?? 0.5,
     );
+    expect(fields).toEqual(expected);
+    expect(nextAttemptTrigger).toBe('automatic');
+    expect(recordedAttempt).toEqual({
+      attempt: expected.attempt,
+      trigger: 'automatic',
+      startedAt: NOW,
+      durationMs: outcome.durationMs,
+      responseCode: expected.lastResponseCode,
+      errorKind: outcome.errorKind,
+      errorMessage: expected.lastErrorMessage,
+      responseExcerpt: expected.lastResponseExcerpt,
+    });
   });
 
   it("decides with the record's maxAttempts, not the policy's", () => {
@@ -320,6 +339,98 @@ describe('applyAttemptOutcome()', () => {
   });
 });
 
+describe('the attempt an outcome records (recordedAttempt)', () => {
+  const cases: Array<{
+    name: string;
+    before: DeliveryRecord;
+    outcome: AttemptOutcome;
+    expected: AttemptRecord;
+  }> = [
+    {
+      name: 'a 2xx: its code and excerpt, no error',
+      before: record(),
+      outcome: ok,
+      expected: {
+        attempt: 1,
+        trigger: 'automatic',
+        startedAt: NOW,
+        durationMs: 8,
+        responseCode: 200,
+        errorKind: null,
+        errorMessage: null,
+        responseExcerpt: 'received',
+      },
+    },
+    {
+      name: 'a timeout: no code, the error kind and the tenant-safe text',
+      before: record(afterFailures(2)),
+      outcome: timeout,
+      expected: {
+        attempt: 3,
+        trigger: 'automatic',
+        startedAt: NOW,
+        durationMs: 10_000,
+        responseCode: null,
+        errorKind: 'timeout',
+        errorMessage: 'No response within 10000 ms',
+        responseExcerpt: null,
+      },
+    },
+    {
+      name: 'a non-2xx without a transport text: the default text, as lastErrorMessage gets it',
+      before: record(),
+      outcome: { ...httpFailure(418), errorMessage: null, durationMs: 12.6 },
+      expected: {
+        attempt: 1,
+        trigger: 'automatic',
+        startedAt: NOW,
+        durationMs: 13,
+        responseCode: 418,
+        errorKind: 'http_status',
+        errorMessage: 'The receiver answered HTTP 418.',
+        responseExcerpt: 'oops',
+      },
+    },
+    {
+      name: 'the attempt a replay asked for: trigger replay, numbered after the last',
+      before: record({ ...afterFailures(5), maxAttempts: 6, nextAttemptTrigger: 'replay' }),
+      outcome: ok,
+      expected: {
+        attempt: 6,
+        trigger: 'replay',
+        startedAt: NOW,
+        durationMs: 8,
+        responseCode: 200,
+        errorKind: null,
+        errorMessage: null,
+        responseExcerpt: 'received',
+      },
+    },
+    {
+      name: 'the attempt a bulk recovery asked for: trigger recovery',
+      before: record({ ...afterFailures(5), maxAttempts: 6, nextAttemptTrigger: 'recovery' }),
+      outcome: connectRefused,
+      expected: {
+        attempt: 6,
+        trigger: 'recovery',
+        startedAt: NOW,
+        durationMs: 3,
+        responseCode: null,
+        errorKind: 'connect',
+        errorMessage: 'connect ECONNREFUSED',
+        responseExcerpt: null,
+      },
+    },
+  ];
+
+  it.each(cases)('$name', ({ before, outcome, expected }) => {
+    const update = applyAttemptOutcome(before, outcome, NOW, DEFAULT_RETRY_POLICY, () => 0.5);
+    expect(update.recordedAttempt).toEqual(expected);
+    // Whatever the attempt counted as, the one after it is a scheduled retry again.
+    expect(update.nextAttemptTrigger).toBe('automatic');
+  });
+});
+
 describe('replayUpdate()', () => {
   it('moves a delivery failed after 5 attempts to pending, due now, with exactly one more attempt', () => {
     const failed = record({ ...afterFailures(5), status: 'failed', nextRetryAt: null });
@@ -333,7 +444,15 @@ describe('replayUpdate()', () => {
       lastResponseCode: 500,
       lastErrorMessage: 'Receiver answered HTTP 500',
       lastResponseExcerpt: 'oops',
+      nextAttemptTrigger: 'replay',
     });
+  });
+
+  it('records no attempt, and marks the next one with the trigger it is given (recovery for a bulk recovery)', () => {
+    const failed = record({ ...afterFailures(5), status: 'failed', nextRetryAt: null });
+    const update = replayUpdate(failed, NOW, 'recovery');
+    expect(update.nextAttemptTrigger).toBe('recovery');
+    expect(update).not.toHaveProperty('recordedAttempt');
   });
 
   it('continues the counter across repeated replays: 5 -> 6 -> failed -> 7', () => {
@@ -399,7 +518,15 @@ describe('abandonUpdate()', () => {
       lastResponseCode: 500,
       lastErrorMessage: message,
       lastResponseExcerpt: 'oops',
+      nextAttemptTrigger: 'automatic',
     });
+  });
+
+  it('records no attempt and keeps the trigger a replay gave the attempt it did not make', () => {
+    const replayed = record({ ...afterFailures(5), maxAttempts: 6, nextAttemptTrigger: 'replay' });
+    const update = abandonUpdate(replayed, 'config_deleted', NOW);
+    expect(update.nextAttemptTrigger).toBe('replay');
+    expect(update).not.toHaveProperty('recordedAttempt');
   });
 
   it('gives up a never-attempted delivery with attempt 0 and no attempt time', () => {

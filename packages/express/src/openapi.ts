@@ -114,7 +114,7 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
     security: [{ [SECURITY_SCHEME]: [] }],
     tags: [
       { name: 'Configuration', description: 'The agency’s one webhook configuration.' },
-      { name: 'Deliveries', description: 'The delivery log and replay.' },
+      { name: 'Deliveries', description: 'The delivery log, each delivery’s attempts, and replay.' },
       {
         name: 'Events',
         description: 'Deliveries the service sends to the agency’s webhook URL, one kind per event type.',

@@ -40,7 +40,8 @@ export interface WebhooksRouterOptions {
 
 /**
  * Creates the Express 5 router of the management API: the seven endpoints of
- * the spec, with authentication, role rules, JSON bodies and JSON errors.
+ * the spec and the operations endpoints beside them (a delivery's attempts),
+ * with authentication, role rules, JSON bodies and JSON errors.
  *
  * Mount it at `/v1/agency/webhooks`. It owns everything under that path: it
  * parses its own JSON bodies (add no `express.json()` in front of it), answers an

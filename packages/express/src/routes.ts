@@ -1,5 +1,6 @@
 import type { PutConfigBody, SendTestBody, WebhookConfig, WebhookService } from '@svc/webhooks-core';
 import {
+  attemptListSchema,
   deliveryDetailSchema,
   deliveryListSchema,
   listDeliveriesQuerySchema,
@@ -173,10 +174,17 @@ const listDeliveries: ApiRoute = {
   operationId: 'listWebhookDeliveries',
   summary: 'List deliveries',
   description:
-    'The agency’s deliveries in summary form, newest first. Pass `nextCursor` as `cursor` for the next page; it is null on the last page.',
+    'The agency’s deliveries in summary form, newest first. Filters combine (all must match): `status`, `eventType`, `entityId`, and the creation window `since` (inclusive) to `until` (exclusive). Pass `nextCursor` as `cursor` for the next page, with the same filters; it is null on the last page.',
   query: listDeliveriesQuerySchema,
   parameterDescriptions: {
     status: 'Only deliveries in this state: `pending`, `success` or `failed`.',
+    eventType:
+      'Only deliveries of this event type, such as `job_created`. Any well-formed type, subscribed or not (the deliveries of a type no longer subscribed are still listed).',
+    entityId: 'Only deliveries about this entity (the event’s `entityId`, exact match).',
+    since:
+      'Only deliveries created at or after this time (inclusive): epoch milliseconds, in plain decimal digits.',
+    until:
+      'Only deliveries created before this time (exclusive): epoch milliseconds, in plain decimal digits. Must not be earlier than `since`; equal to it, the window is empty.',
     limit: 'Most deliveries to return, 1 to 100.',
     cursor: 'The `nextCursor` of the previous page.',
   },
@@ -216,7 +224,22 @@ const replayDelivery: ApiRoute = {
   },
 };
 
-/** The seven endpoints, in the spec's order. */
+const listDeliveryAttempts: ApiRoute = {
+  method: 'get',
+  path: '/deliveries/:id/attempts',
+  operationId: 'listWebhookDeliveryAttempts',
+  summary: 'List a delivery’s attempts',
+  description:
+    'Every attempt of one delivery, oldest first: why it was made (`automatic`, `replay` or `recovery`), when, how long it took, the status code, the error kind and message, and the first bytes of the answer (written by the receiver: show it as text). Kept as long as the delivery. Another agency’s delivery id answers 404, like an unknown one.',
+  responses: [{ status: 200, description: 'The delivery’s attempts.', schema: attemptListSchema }],
+  parameterDescriptions: { id: 'Delivery identifier.' },
+  errors: ['delivery_not_found'],
+  async handle(service, agencyId, req) {
+    return { status: 200, body: await service.listAttempts(agencyId, idParam(req)) };
+  },
+};
+
+/** The spec's seven endpoints, in its order, then the operations API's (design §5.3). */
 export const apiRoutes: readonly ApiRoute[] = [
   putConfig,
   getConfig,
@@ -225,4 +248,5 @@ export const apiRoutes: readonly ApiRoute[] = [
   listDeliveries,
   getDelivery,
   replayDelivery,
+  listDeliveryAttempts,
 ];

@@ -25,6 +25,7 @@ const ENDPOINTS: [Method, () => string][] = [
   ['get', () => '/deliveries'],
   ['get', () => `/deliveries/${failedId}`],
   ['post', () => `/deliveries/${failedId}/replay`],
+  ['get', () => `/deliveries/${failedId}/attempts`],
 ];
 
 function call(method: Method, path: string, authorization?: string) {
@@ -147,6 +148,7 @@ describe('routing under the mount path', () => {
     ['put', '/deliveries', 'GET, HEAD'],
     ['patch', '/deliveries/abc', 'GET, HEAD'],
     ['get', '/deliveries/abc/replay', 'POST'],
+    ['post', '/deliveries/abc/attempts', 'GET, HEAD'],
   ] as const)(
     '%s %s → 405 method_not_allowed with Allow: %s, nothing changed',
     async (method, path, allow) => {

@@ -1,4 +1,4 @@
-import type { DeliveryRecord } from '@svc/webhooks-core';
+import type { AttemptRecord, DeliveryRecord } from '@svc/webhooks-core';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { checkResponsesAgainstDocument } from './documented-responses';
@@ -210,5 +210,103 @@ describe('POST /deliveries/:id/replay', () => {
     expect(res.body.error.code).toBe('delivery_not_found');
     expect(await h.snapshot()).toBe(before);
     expect((await h.service.store.getDelivery(foreign.id))?.status).toBe('failed');
+  });
+});
+
+describe('GET /deliveries/:id/attempts', () => {
+  const ATTEMPT_KEYS = [
+    'attempt',
+    'durationMs',
+    'errorKind',
+    'errorMessage',
+    'responseCode',
+    'responseExcerpt',
+    'startedAt',
+    'trigger',
+  ];
+  const timedOut: AttemptRecord = {
+    attempt: 1,
+    trigger: 'automatic',
+    startedAt: 1_700_000_000_000,
+    durationMs: 10_000,
+    responseCode: null,
+    errorKind: 'timeout',
+    errorMessage: 'The receiver did not answer in time.',
+    responseExcerpt: null,
+  };
+  const delivered: AttemptRecord = {
+    attempt: 2,
+    trigger: 'replay',
+    startedAt: 1_700_000_060_000,
+    durationMs: 42,
+    responseCode: 200,
+    errorKind: null,
+    errorMessage: null,
+    responseExcerpt: '<script>alert(1)</script>',
+  };
+
+  /** Records `attempt` on the delivery the way a worker does: in the compare-and-set of its update. */
+  async function record(delivery: DeliveryRecord, attempt: AttemptRecord): Promise<void> {
+    const success = attempt.errorKind === null;
+    const saved = await h.service.store.updateDelivery(
+      delivery.id,
+      { attempt: attempt.attempt - 1, status: 'pending' },
+      {
+        status: success ? 'success' : 'pending',
+        attempt: attempt.attempt,
+        maxAttempts: 5,
+        nextRetryAt: success ? null : attempt.startedAt + 60_000,
+        lastAttemptAt: attempt.startedAt,
+        deliveredAt: success ? attempt.startedAt : null,
+        lastResponseCode: attempt.responseCode,
+        lastErrorMessage: attempt.errorMessage,
+        lastResponseExcerpt: attempt.responseExcerpt,
+        nextAttemptTrigger: 'automatic',
+        recordedAttempt: attempt,
+      },
+    );
+    expect(saved, `attempt ${attempt.attempt} recorded`).not.toBeNull();
+  }
+
+  it('answers the attempts oldest first, each with exactly the documented fields', async () => {
+    const { pending } = await seedMixed();
+    await record(pending, timedOut);
+    await record(pending, delivered);
+    const res = await get(`/deliveries/${pending.id}/attempts`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ attempts: [timedOut, delivered] });
+    for (const entry of res.body.attempts) expect(Object.keys(entry).sort()).toEqual(ATTEMPT_KEYS);
+  });
+
+  it('answers an empty list for a delivery not attempted yet', async () => {
+    const { pending } = await seedMixed();
+    const res = await get(`/deliveries/${pending.id}/attempts`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ attempts: [] });
+  });
+
+  it('is readable with an admin token too', async () => {
+    const { pending } = await seedMixed();
+    await record(pending, timedOut);
+    const res = await get(`/deliveries/${pending.id}/attempts`, TOKENS.admin);
+    expect(res.status).toBe(200);
+    expect(res.body.attempts).toEqual([timedOut]);
+  });
+
+  it('404 delivery_not_found for an unknown id', async () => {
+    const res = await get('/deliveries/0190f0e0-0000-7000-8000-000000000000/attempts');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('delivery_not_found');
+  });
+
+  it('404 delivery_not_found for another agency’s delivery, its attempts not shown', async () => {
+    const foreign = await h.seedDelivery({ agencyId: 'agency-2' });
+    await record(foreign, timedOut);
+    const res = await get(`/deliveries/${foreign.id}/attempts`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('delivery_not_found');
+    expect(JSON.stringify(res.body)).not.toContain('did not answer');
+    const own = await get(`/deliveries/${foreign.id}/attempts`, TOKENS.otherOwner);
+    expect(own.body.attempts, 'the owning agency sees them').toEqual([timedOut]);
   });
 });

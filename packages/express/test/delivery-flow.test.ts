@@ -119,6 +119,31 @@ describe('deliveries through the API', () => {
     expect(again.status).toBe(409);
   });
 
+  it('GET /deliveries/:id/attempts lists every attempt the worker made: five automatic, then the replay’s', async () => {
+    await configure();
+    receiver.respond(() => ({ status: 500, body: 'down' }));
+    const id = await emit(4);
+    const failed = await untilStatus(id, 'failed');
+    receiver.respond(() => ({ status: 200, body: 'ok' }));
+    expect((await api.post(`/deliveries/${id}/replay`)).status).toBe(202);
+    await untilStatus(id, 'success');
+
+    const res = await api.get(`/deliveries/${id}/attempts`);
+    expect(res.status).toBe(200);
+    const history: Array<Record<string, unknown>> = res.body.attempts;
+    const column = (field: string) => history.map((entry) => entry[field]);
+    expect(column('attempt')).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(column('trigger')).toEqual([...Array(5).fill('automatic'), 'replay']);
+    expect(column('responseCode')).toEqual([...Array(5).fill(500), 200]);
+    expect(column('errorKind')).toEqual([...Array(5).fill('http_status'), null]);
+    expect(column('errorMessage')).toEqual([...Array(5).fill(failed.lastErrorMessage), null]);
+    expect(column('responseExcerpt')).toEqual([...Array(5).fill('down'), 'ok']);
+    const started = column('startedAt') as number[];
+    expect(started, 'oldest first').toEqual([...started].sort((a, b) => a - b));
+    expect(started[4], 'the fifth is the failed delivery’s last attempt').toBe(failed.lastAttemptAt);
+    for (const duration of column('durationMs')) expect(duration).toBeGreaterThanOrEqual(0);
+  });
+
   it('after rotate-secret the next delivery verifies with the new secret and not the old one', async () => {
     const oldSecret = await configure();
     const rotated = await api.post('/config/rotate-secret');

@@ -60,7 +60,7 @@ function operations(): [string, Operation][] {
 }
 
 describe('openApiDocument', () => {
-  it('describes exactly the routes the router mounts: the spec’s seven endpoints', () => {
+  it('describes exactly the routes the router mounts: the spec’s seven endpoints and the operations API’s', () => {
     expect(mountedOperations()).toEqual(documentedOperations());
     expect(documentedOperations()).toEqual(
       [
@@ -71,6 +71,7 @@ describe('openApiDocument', () => {
         'get /v1/agency/webhooks/deliveries',
         'get /v1/agency/webhooks/deliveries/{id}',
         'post /v1/agency/webhooks/deliveries/{id}/replay',
+        'get /v1/agency/webhooks/deliveries/{id}/attempts',
       ].sort(),
     );
   });
@@ -93,6 +94,8 @@ describe('openApiDocument', () => {
   it('takes its components from the zod schemas’ ids, and names one envelope per event type', () => {
     expect(Object.keys(openApiDocument.components.schemas).sort()).toEqual(
       [
+        'AttemptList',
+        'AttemptRecord',
         'DeliveryDetail',
         'DeliveryList',
         'DeliverySummary',
@@ -148,6 +151,26 @@ describe('openApiDocument', () => {
         required: false,
         schema: { type: 'string', enum: ['pending', 'success', 'failed'] },
       }),
+      expect.objectContaining({
+        name: 'eventType',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', maxLength: 100, pattern: '^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$' },
+      }),
+      expect.objectContaining({
+        name: 'entityId',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 200 },
+      }),
+      ...['since', 'until'].map((name) =>
+        expect.objectContaining({
+          name,
+          in: 'query',
+          required: false,
+          schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+        }),
+      ),
       expect.objectContaining({
         name: 'limit',
         in: 'query',

@@ -1,4 +1,6 @@
 import type {
+  AttemptRecord,
+  AttemptTrigger,
   CreatedByRole,
   DeliveryExpectation,
   DeliveryRecord,
@@ -10,7 +12,8 @@ import type {
 export const DELIVERY_COLUMNS =
   'id, agency_id, event_id, event_type, entity_type, entity_id, parent_entity_id, created_by_id, ' +
   'created_by_role, payload, created_on, created_at, status, attempt, max_attempts, next_retry_at, ' +
-  'last_attempt_at, delivered_at, last_response_code, last_error_message, last_response_excerpt';
+  'last_attempt_at, delivered_at, last_response_code, last_error_message, last_response_excerpt, ' +
+  'next_attempt_trigger';
 
 /**
  * A delivery row as node-postgres returns it: bigint columns arrive as strings
@@ -38,6 +41,7 @@ export interface DeliveryRow {
   last_response_code: number | null;
   last_error_message: string | null;
   last_response_excerpt: string | null;
+  next_attempt_trigger: string;
 }
 
 /** A nullable bigint column as epoch ms: they fit in a double exactly (up to 2^53), so Number() loses nothing. */
@@ -69,6 +73,7 @@ export function toDeliveryRecord(row: DeliveryRow): DeliveryRecord {
     lastResponseCode: row.last_response_code,
     lastErrorMessage: row.last_error_message,
     lastResponseExcerpt: row.last_response_excerpt,
+    nextAttemptTrigger: row.next_attempt_trigger as AttemptTrigger,
   };
 }
 
@@ -80,7 +85,7 @@ export function initialRunAt(record: DeliveryRecord): number | null {
   return record.status === 'pending' ? (record.nextRetryAt ?? record.createdAt) : null;
 }
 
-/** Parameters $1..$22 of the insert statement, in column order plus `run_at`. */
+/** Parameters $1..$23 of the insert statement, in column order plus `run_at`. */
 export function insertParams(record: DeliveryRecord): unknown[] {
   return [
     record.id,
@@ -104,6 +109,7 @@ export function insertParams(record: DeliveryRecord): unknown[] {
     record.lastResponseCode,
     record.lastErrorMessage,
     record.lastResponseExcerpt,
+    record.nextAttemptTrigger,
     initialRunAt(record),
   ];
 }
@@ -119,9 +125,15 @@ export interface CompareAndSetInput {
   settleRunAt: number | null;
 }
 
-/** Parameters $1..$14 of the batched compare-and-set: one array per field, in input order. */
+/**
+ * Parameters $1..$23 of the batched compare-and-set: one array per field, in
+ * input order; $16..$23 are the attempt to record, all null for an update that
+ * records none.
+ */
 export function compareAndSetParams(inputs: readonly CompareAndSetInput[]): unknown[][] {
   const column = (pick: (input: CompareAndSetInput) => unknown) => inputs.map(pick);
+  const attempt = (pick: (attempt: AttemptRecord) => unknown) =>
+    inputs.map(({ update }) => (update.recordedAttempt ? pick(update.recordedAttempt) : null));
   return [
     column((input) => input.deliveryId),
     column((input) => input.expected.attempt),
@@ -137,5 +149,14 @@ export function compareAndSetParams(inputs: readonly CompareAndSetInput[]): unkn
     column((input) => input.update.lastResponseExcerpt),
     column((input) => input.claimId),
     column((input) => input.settleRunAt),
+    column((input) => input.update.nextAttemptTrigger),
+    attempt((recorded) => recorded.attempt),
+    attempt((recorded) => recorded.trigger),
+    attempt((recorded) => recorded.startedAt),
+    attempt((recorded) => recorded.durationMs),
+    attempt((recorded) => recorded.responseCode),
+    attempt((recorded) => recorded.errorKind),
+    attempt((recorded) => recorded.errorMessage),
+    attempt((recorded) => recorded.responseExcerpt),
   ];
 }

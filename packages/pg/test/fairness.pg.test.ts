@@ -37,7 +37,7 @@ describePg('fair claims on PostgreSQL', () => {
 
     it('the claim reads about as many rows with a backlog of 20,000 as with one of 200', async () => {
       const read = async (backlog: number) => {
-        await pool.query(`TRUNCATE "${db.schema}".webhook_deliveries`);
+        await pool.query(`TRUNCATE "${db.schema}".webhook_attempts, "${db.schema}".webhook_deliveries`);
         await seedQueue(pool, db.schema, [
           { agencyId: 'agency-deep', count: backlog, firstRunAt: BASE_TIME - 600_000 },
           ...agencies(20, 1, BASE_TIME - 1_000),

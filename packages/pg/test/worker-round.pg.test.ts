@@ -18,6 +18,7 @@ function delivered(at: number): DeliveryUpdate {
     lastResponseCode: 200,
     lastErrorMessage: null,
     lastResponseExcerpt: 'ok',
+    nextAttemptTrigger: 'automatic',
   };
 }
 

@@ -114,6 +114,19 @@ describePg('three worker processes sharing one database', () => {
              FROM "${schema}".webhook_deliveries GROUP BY attempt`,
       );
       expect(rows).toEqual([{ attempt: 1, n: DELIVERIES, claimed: 0, queued: 0 }]);
+      // The attempt history holds each recorded attempt exactly once, and it is the attempt the
+      // delivery row records: written by the same statement, never twice, never lost.
+      const history = await pool.query(
+        `SELECT a.attempt, a.trigger, count(*)::int AS n, count(DISTINCT a.delivery_id)::int AS deliveries,
+                count(*) FILTER (WHERE a.started_at = d.last_attempt_at
+                                   AND a.response_code = d.last_response_code)::int AS matching
+           FROM "${schema}".webhook_attempts AS a
+           JOIN "${schema}".webhook_deliveries AS d ON d.id = a.delivery_id
+          GROUP BY a.attempt, a.trigger`,
+      );
+      expect(history.rows).toEqual([
+        { attempt: 1, trigger: 'automatic', n: DELIVERIES, deliveries: DELIVERIES, matching: DELIVERIES },
+      ]);
       // The killed worker's unfinished rows came back and a survivor recorded them.
       const recordedBySurvivors = new Set(
         workers

@@ -65,6 +65,12 @@ export interface RedisStoreKeyNames {
    * adds those written by releases before the index existed, then sets it.
    */
   configsIndexed: string;
+  /**
+   * HASH agencyId → how far apart, at most, a delivery's `createdAt` and its id's
+   * own time are in that agency (ms; `x`: no bound; `~` first while a repair is
+   * counting). What lets a time window read only ids near that time (see store/list-filter-lua.ts).
+   */
+  listSkew: string;
 }
 
 /** The queue's key names under `prefix`. */
@@ -98,6 +104,7 @@ export function buildStoreKeyNames(prefix: string): RedisStoreKeyNames {
     configChannel: `${base}config`,
     configs: `${base}configs`,
     configsIndexed: `${base}configs-indexed`,
+    listSkew: `${base}list-skew`,
   };
 }
 
@@ -124,4 +131,17 @@ export function eventIndexKey(base: string, agencyId: string): string {
 /** ZSET (all scores 0, ordered by id) of one agency's deliveries, optionally of one status. */
 export function listIndexKey(base: string, agencyId: string, status: string = 'all'): string {
   return `${base}ix:${status}:${agencyId}`;
+}
+
+/**
+ * ZSET (all scores 0) of one agency's deliveries by event type: members
+ * `<byte length>:<eventType>:<deliveryId>`, so one type's members are one range, in id order.
+ */
+export function typeIndexKey(base: string, agencyId: string): string {
+  return `${base}ix-type:${agencyId}`;
+}
+
+/** ZSET like {@link typeIndexKey}, by entity id: `<byte length>:<entityId>:<deliveryId>` (none without an entity). */
+export function entityIndexKey(base: string, agencyId: string): string {
+  return `${base}ix-entity:${agencyId}`;
 }

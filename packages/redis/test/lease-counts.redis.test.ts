@@ -62,6 +62,7 @@ function attempt(overrides: Partial<DeliveryUpdate>): DeliveryUpdate {
     lastResponseCode: 500,
     lastErrorMessage: 'HTTP 500',
     lastResponseExcerpt: null,
+    nextAttemptTrigger: 'automatic',
     ...overrides,
   };
 }

@@ -19,6 +19,7 @@ function attempt(overrides: Partial<DeliveryUpdate>): DeliveryUpdate {
     lastResponseCode: 500,
     lastErrorMessage: 'HTTP 500',
     lastResponseExcerpt: null,
+    nextAttemptTrigger: 'automatic',
     ...overrides,
   };
 }

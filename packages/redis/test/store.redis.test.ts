@@ -24,6 +24,7 @@ function failedAttempt(attempt: number, overrides: Partial<DeliveryUpdate> = {})
     lastResponseCode: 500,
     lastErrorMessage: 'HTTP 500',
     lastResponseExcerpt: null,
+    nextAttemptTrigger: 'automatic',
     ...overrides,
   };
 }
@@ -78,6 +79,9 @@ describeRedis('Redis store: backend-specific behaviour', () => {
         `${base}evt:agency-a`,
         `${base}ix:all:agency-a`,
         `${base}ix:pending:agency-a`,
+        `${base}ix-entity:agency-a`,
+        `${base}ix-type:agency-a`,
+        `${base}list-skew`,
         `${base}pending`,
       ].sort(),
     );

@@ -102,5 +102,26 @@ describeRedis('many worker processes on one Redis', () => {
     }
     await expect.poll(() => queue.counts(), { timeout: 15_000 }).toEqual({ queued: 0, claimed: 0 });
     await Promise.all(workers.slice(1).map((worker) => worker.stop()));
+
+    // Each delivery's history holds its one recorded attempt exactly once, the one its record
+    // shows: written by the same script as the update, never twice, never lost.
+    for (let start = 0; start < ids.length; start += 250) {
+      const chunk = ids.slice(start, start + 250);
+      const [records, histories] = await Promise.all([
+        Promise.all(chunk.map((id) => store.getDelivery(id))),
+        Promise.all(chunk.map((id) => store.listAttempts(id))),
+      ]);
+      histories.forEach((history, index) => {
+        const record = records[index];
+        expect(history, `history of ${chunk[index]}`).toEqual([
+          expect.objectContaining({
+            attempt: 1,
+            trigger: 'automatic',
+            startedAt: record?.lastAttemptAt,
+            responseCode: record?.lastResponseCode,
+          }),
+        ]);
+      });
+    }
   }, 120_000);
 });

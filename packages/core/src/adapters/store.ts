@@ -1,4 +1,5 @@
 import type { WebhookConfigRecord } from '../config/config';
+import type { AttemptRecord } from '../delivery/attempt-record';
 import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryStatus, DeliveryUpdate } from '../delivery/delivery';
 import { WebhookError } from '../errors';
@@ -48,9 +49,26 @@ export interface ListConfigsOptions {
   limit: number;
 }
 
-/** Page request of {@link WebhookStore.listDeliveries}. */
+/**
+ * Page request of {@link WebhookStore.listDeliveries}. Every filter given must
+ * match (AND); an absent one matches everything.
+ *
+ * @remarks The time bounds filter on `createdAt` exactly, while the order is by
+ * `id`. The service makes both from one clock, so they normally agree, but a store
+ * must not rely on it: a record whose `createdAt` disagrees with its id's time is
+ * still filtered by `createdAt` and still placed by its id.
+ */
 export interface ListDeliveriesOptions {
+  /** Only deliveries with this status. */
   status?: DeliveryStatus;
+  /** Only deliveries of this event type (exact, case-sensitive). */
+  eventType?: string;
+  /** Only deliveries about this entity (exact); never matches a delivery whose `entityId` is null. */
+  entityId?: string;
+  /** Only deliveries with `createdAt` at or after this time (epoch ms, inclusive). */
+  createdSince?: number;
+  /** Only deliveries with `createdAt` strictly before this time (epoch ms, exclusive). */
+  createdBefore?: number;
   /** Maximum number of records to return (≥ 1). */
   limit: number;
   /** Return only deliveries whose id sorts strictly before this id (keyset paging). */
@@ -137,7 +155,12 @@ export interface WebhookStore {
   /** The delivery with this id (of any agency), or null. */
   getDelivery(deliveryId: string): Promise<DeliveryRecord | null>;
 
-  /** The agency's deliveries, newest first (descending id), filtered and paged by id. */
+  /**
+   * The agency's deliveries, newest first (descending id), filtered by every
+   * filter of `options` and paged by id: at most `limit` of them, all sorting
+   * before `beforeId` when given. Following `beforeId` from page to page with the
+   * same filters visits each matching delivery once.
+   */
   listDeliveries(agencyId: string, options: ListDeliveriesOptions): Promise<DeliveryRecord[]>;
 
   /**
@@ -145,12 +168,27 @@ export interface WebhookStore {
    * still equal `expected`, and returns the updated record; returns null when the
    * precondition failed or the delivery does not exist. This is what makes an
    * attempt recorded once even when two workers raced on it.
+   *
+   * When `update.recordedAttempt` is set, it is appended to the delivery's attempt
+   * history in the same atomic step: appended if and only if the update is
+   * applied, never by a compare-and-set that failed. The history is keyed by
+   * attempt number: one whose number it holds already (possible only when a
+   * record's counter was set back by hand) keeps its first entry.
    */
   updateDelivery(
     deliveryId: string,
     expected: DeliveryExpectation,
     update: DeliveryUpdate,
   ): Promise<DeliveryRecord | null>;
+
+  /**
+   * The delivery's attempt history, oldest first (ascending `attempt`): every
+   * attempt an {@link WebhookStore.updateDelivery} recorded, exactly as given.
+   * Empty for an unknown delivery and for one not attempted yet. Kept as long as
+   * the delivery: whatever deletes the delivery (`purgeDeliveries`, an adapter's
+   * retention) deletes its history with it.
+   */
+  listAttempts(deliveryId: string): Promise<AttemptRecord[]>;
 
   /**
    * Pending deliveries whose `nextRetryAt` is at or before `dueBefore`, oldest due
@@ -160,8 +198,8 @@ export interface WebhookStore {
 
   /**
    * Deletes up to `limit` finished (`success` or `failed`) deliveries created before
-   * `olderThan`; never a pending one. Returns how many were deleted. Present when
-   * `capabilities.purge` is true.
+   * `olderThan`, with their attempt histories; never a pending one. Returns how
+   * many were deleted. Present when `capabilities.purge` is true.
    */
   purgeDeliveries?(options: { olderThan: number; limit: number }): Promise<number>;
 

@@ -1,3 +1,13 @@
+import { z } from 'zod';
+
+/** The kinds of attempt failure, as the attempt history and its OpenAPI schema name them. */
+export const attemptErrorKindSchema = z
+  .enum(['http_status', 'timeout', 'dns', 'private_address', 'connect', 'tls'])
+  .meta({
+    description:
+      'What went wrong: `http_status` (a non-2xx answer, redirects included), `timeout`, `dns`, `private_address` (refused by the URL policy at send time), `connect`, `tls`.',
+  });
+
 /**
  * What went wrong with an attempt, when something did:
  * - `http_status`: a response came but not a 2xx (redirects included: they are never followed);
@@ -7,7 +17,7 @@
  * - `connect`: the TCP connection failed or was reset;
  * - `tls`: the TLS handshake or certificate check failed.
  */
-export type AttemptErrorKind = 'http_status' | 'timeout' | 'dns' | 'private_address' | 'connect' | 'tls';
+export type AttemptErrorKind = z.infer<typeof attemptErrorKindSchema>;
 
 /** The result of one delivery attempt, as the transport reports it to the state machine. */
 export interface AttemptOutcome {

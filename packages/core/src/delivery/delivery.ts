@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { type CreatedByRole, createdByRoleSchema, type ParsedEvent } from '../events/event-catalogue';
+import {
+  type CreatedByRole,
+  createdByRoleSchema,
+  ID_MAX_LENGTH,
+  type ParsedEvent,
+} from '../events/event-catalogue';
+import { EVENT_TYPE_MAX_LENGTH, EVENT_TYPE_PATTERN } from '../events/event-definition';
+import type { AttemptRecord, AttemptTrigger } from './attempt-record';
 
 /** States of a delivery record (spec: States and transitions). */
 export const deliveryStatusSchema = z.enum(['pending', 'success', 'failed']).meta({
@@ -12,7 +19,8 @@ export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
  * attempt history folded into the `last*` fields. Every timestamp is epoch ms.
  *
  * @remarks Stores persist and return every field as given; they interpret only
- * `agencyId`, `eventId`, `status`, `attempt` and `id` (ordering, filters, CAS).
+ * `agencyId`, `eventId`, `status`, `attempt` and `id` (ordering, filters, CAS),
+ * and `eventType`, `entityId` and `createdAt` (the list's filters).
  */
 export interface DeliveryRecord {
   /** Time-ordered id (UUIDv7): sorting ids sorts deliveries by creation. */
@@ -46,6 +54,12 @@ export interface DeliveryRecord {
   lastErrorMessage: string | null;
   /** First bytes (≤ 4 KiB) of the receiver's last response body, for troubleshooting. */
   lastResponseExcerpt: string | null;
+  /**
+   * What the next attempt counts as in the attempt history: `automatic`, or the
+   * trigger of the replay that made the delivery pending again. Each attempt
+   * resets it to `automatic`.
+   */
+  nextAttemptTrigger: AttemptTrigger;
 }
 
 /**
@@ -63,7 +77,16 @@ export type DeliveryUpdate = Pick<
   | 'lastResponseCode'
   | 'lastErrorMessage'
   | 'lastResponseExcerpt'
->;
+  | 'nextAttemptTrigger'
+> & {
+  /**
+   * The attempt this update records, appended to the delivery's attempt history
+   * by the same compare-and-set (so it is appended exactly when the update is
+   * applied); absent when the update records no attempt (a replay, an abandonment).
+   * Not a field of the record.
+   */
+  recordedAttempt?: AttemptRecord;
+};
 
 const epochMs = z.number().int().meta({ description: 'Epoch milliseconds' });
 
@@ -120,14 +143,43 @@ function queryInteger(number: z.ZodNumber) {
   }, number);
 }
 
-/** Query of the delivery list: `status` filter, `limit` 1..100 (default 20), opaque `cursor`. */
-export const listDeliveriesQuerySchema = z.strictObject({
-  status: deliveryStatusSchema.optional(),
-  // prefault, not default: it feeds 20 through the preprocess like a sent value, and the
-  // OpenAPI document still shows `default: 20` (a transform's own default is output-only).
-  limit: queryInteger(z.number().int().min(1).max(100)).prefault(20),
-  cursor: z.string().min(1).max(200).optional(),
-});
+/** An epoch-ms bound of the list's time window, as {@link queryInteger} reads it. */
+const queryEpochMs = () => queryInteger(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
+
+/**
+ * Query of the delivery list: filters `status`, `eventType`, `entityId`, and the
+ * creation window `since` (inclusive) to `until` (exclusive), both epoch ms on the
+ * delivery's `createdAt`; `limit` 1..100 (default 20); opaque `cursor`. Filters
+ * combine with AND. `since` equal to `until` is an empty window, `since` after
+ * `until` a validation error (issues at both).
+ *
+ * @remarks `eventType` is checked for syntax only: filtering by a type the agency
+ * does not subscribe to (any more) is how its old deliveries are found. The cursor
+ * only marks a position in the newest-first order: send the same filters with it.
+ */
+export const listDeliveriesQuerySchema = z
+  .strictObject({
+    status: deliveryStatusSchema.optional(),
+    eventType: z
+      .string()
+      .max(EVENT_TYPE_MAX_LENGTH)
+      .regex(EVENT_TYPE_PATTERN, { error: 'Write an event type in snake_case, such as job_created.' })
+      .optional(),
+    entityId: z.string().min(1).max(ID_MAX_LENGTH).optional(),
+    since: queryEpochMs().optional(),
+    until: queryEpochMs().optional(),
+    // prefault, not default: it feeds 20 through the preprocess like a sent value, and the
+    // OpenAPI document still shows `default: 20` (a transform's own default is output-only).
+    limit: queryInteger(z.number().int().min(1).max(100)).prefault(20),
+    cursor: z.string().min(1).max(200).optional(),
+  })
+  .superRefine((query, ctx) => {
+    if (query.since === undefined || query.until === undefined || query.since <= query.until) return;
+    // Both fields carry the issue: either may be the one the caller got wrong.
+    const message = `since (${query.since}) is after until (${query.until}): since is inclusive, until exclusive.`;
+    ctx.addIssue({ code: 'custom', path: ['since'], message });
+    ctx.addIssue({ code: 'custom', path: ['until'], message });
+  });
 export type ListDeliveriesQuery = z.input<typeof listDeliveriesQuerySchema>;
 
 /** Response of the delivery list; `nextCursor` is null on the last page. */
@@ -211,5 +263,6 @@ export function newDeliveryRecord(
     lastResponseCode: null,
     lastErrorMessage: null,
     lastResponseExcerpt: null,
+    nextAttemptTrigger: 'automatic',
   };
 }

@@ -1,5 +1,6 @@
 import { DeliveryNotReplayableError } from '../errors';
 import type { AttemptErrorKind, AttemptOutcome } from './attempt-outcome';
+import type { AttemptRecord, ReplayTrigger } from './attempt-record';
 import type { DeliveryRecord, DeliveryUpdate } from './delivery';
 import { type RetryPolicy, retryDelayMs } from './retry-policy';
 
@@ -52,6 +53,9 @@ function failureMessage(outcome: AttemptOutcome): string {
  * `maxAttempts` decides, not the policy's, so a replayed delivery gets exactly
  * the one extra attempt it was given.
  *
+ * The update carries the attempt as the history records it (`recordedAttempt`),
+ * counted as the record's `nextAttemptTrigger` said; the next one is `automatic`.
+ *
  * @param random - jitter source in [0, 1); defaults to `Math.random`, inject a fixed one in tests.
  */
 export function applyAttemptOutcome(
@@ -64,6 +68,7 @@ export function applyAttemptOutcome(
   const attempt = record.attempt + 1;
   const failed = !outcome.ok;
   const attemptsLeft = failed && attempt < record.maxAttempts;
+  const errorMessage = failed ? failureMessage(outcome) : null;
   // Every field of the update is named, so a field added to DeliveryUpdate cannot be left out unnoticed.
   return {
     status: outcome.ok ? 'success' : attemptsLeft ? 'pending' : 'failed',
@@ -73,8 +78,30 @@ export function applyAttemptOutcome(
     lastAttemptAt: now,
     deliveredAt: outcome.ok ? now : record.deliveredAt,
     lastResponseCode: outcome.statusCode,
-    lastErrorMessage: failed ? failureMessage(outcome) : null,
+    lastErrorMessage: errorMessage,
     lastResponseExcerpt: outcome.responseExcerpt,
+    nextAttemptTrigger: 'automatic',
+    recordedAttempt: attemptRecord(record, outcome, now, errorMessage),
+  };
+}
+
+/** The attempt as the history keeps it: the same texts the record's `last*` fields get. */
+function attemptRecord(
+  record: DeliveryRecord,
+  outcome: AttemptOutcome,
+  now: number,
+  errorMessage: string | null,
+): AttemptRecord {
+  return {
+    attempt: record.attempt + 1,
+    trigger: record.nextAttemptTrigger,
+    startedAt: now,
+    // Whole ms, as the history stores them; the transport already rounds, a custom one may not.
+    durationMs: Math.max(0, Math.round(outcome.durationMs)),
+    responseCode: outcome.statusCode,
+    errorKind: outcome.errorKind,
+    errorMessage,
+    responseExcerpt: outcome.responseExcerpt,
   };
 }
 
@@ -87,10 +114,16 @@ export function canReplay(record: DeliveryRecord): boolean {
  * The update a replay writes: `pending`, due `now`, with exactly one more attempt
  * (`maxAttempts = attempt + 1`). The attempt counter continues (5 → the replayed
  * attempt is 6) and the last attempt's fields are kept until that attempt is made.
+ * That attempt is recorded with `trigger` (`replay` for a manual replay,
+ * `recovery` when a bulk recovery asked for it).
  *
  * @throws {@link DeliveryNotReplayableError} when the delivery is not `failed`.
  */
-export function replayUpdate(record: DeliveryRecord, now: number): DeliveryUpdate {
+export function replayUpdate(
+  record: DeliveryRecord,
+  now: number,
+  trigger: ReplayTrigger = 'replay',
+): DeliveryUpdate {
   if (!canReplay(record)) throw new DeliveryNotReplayableError(record.id, record.status);
   return {
     status: 'pending',
@@ -102,14 +135,15 @@ export function replayUpdate(record: DeliveryRecord, now: number): DeliveryUpdat
     lastResponseCode: record.lastResponseCode,
     lastErrorMessage: record.lastErrorMessage,
     lastResponseExcerpt: record.lastResponseExcerpt,
+    nextAttemptTrigger: trigger,
   };
 }
 
 /**
  * The update that gives a delivery up because its configuration was disabled or
  * deleted before the attempt: `failed`, no retry scheduled, `lastErrorMessage`
- * saying why. No request was sent, so the attempt counter and the last attempt's
- * fields are left as they were (a replay after re-enabling sends it).
+ * saying why. No request was sent, so the attempt counter, the last attempt's
+ * fields and the history are left as they were (a replay after re-enabling sends it).
  *
  * @param _now - epoch ms of the decision; accepted so every transition has the
  * same inputs, unused because giving up records no attempt time.
@@ -125,5 +159,6 @@ export function abandonUpdate(record: DeliveryRecord, reason: AbandonReason, _no
     lastResponseCode: record.lastResponseCode,
     lastErrorMessage: ABANDON_MESSAGES[reason],
     lastResponseExcerpt: record.lastResponseExcerpt,
+    nextAttemptTrigger: record.nextAttemptTrigger,
   };
 }

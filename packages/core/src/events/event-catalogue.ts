@@ -11,7 +11,7 @@ import type { TestEventMetadata } from './test-event';
 export { type CreatedByRole, createdByRoleSchema } from './entity-types';
 
 /** Identifiers in an emit (agency, entity, author, event) are 1..200 characters. */
-const ID_MAX_LENGTH = 200;
+export const ID_MAX_LENGTH = 200;
 
 /** An emitted event after validation, with every optional field filled in. */
 export interface ParsedEvent {

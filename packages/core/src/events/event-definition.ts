@@ -10,8 +10,8 @@ export const TEST_EVENT_TYPE = 'webhook_test';
  * `{entity}_{sub-entity}_{action}` (spec: Delivery envelope), at most 100
  * characters so they fit a subscription entry.
  */
-const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
-const EVENT_TYPE_MAX_LENGTH = 100;
+export const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+export const EVENT_TYPE_MAX_LENGTH = 100;
 
 /**
  * One event type of the catalogue: its name, the entity type it is always about

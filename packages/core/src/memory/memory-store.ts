@@ -10,10 +10,13 @@ import type {
 } from '../adapters/store';
 import { assertNoTransaction } from '../adapters/store';
 import type { WebhookConfigRecord } from '../config/config';
+import type { AttemptRecord } from '../delivery/attempt-record';
 import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
 import { WebhookError } from '../errors';
-import { clonePayload } from './clone-payload';
+import { appendAttempt, readAttempts } from './attempt-log';
+import { matchesListFilters } from './list-filter';
+import { applyUpdate, copyDelivery, type StoredDelivery, storedCopy } from './stored-delivery';
 
 /**
  * Per-agency index: the agency's delivery ids in ascending order (ids are
@@ -23,11 +26,6 @@ import { clonePayload } from './clone-payload';
 interface AgencyDeliveries {
   ids: string[];
   byEvent: Map<string, string>;
-}
-
-/** A stored delivery: a detached copy of the record plus its slot in the pending list (-1 when not pending). */
-interface StoredDelivery extends DeliveryRecord {
-  pendingSlot: number;
 }
 
 /**
@@ -40,9 +38,10 @@ interface StoredDelivery extends DeliveryRecord {
  * Records are copied on the way in and out: mutating an argument or a result never
  * changes stored state.
  *
- * @remarks Lists walk the agency's own index from the cursor backwards; a status
- * filter skips non-matching records on that walk (writes stay cheap because a
- * status change moves nothing). `listDuePending` looks only at pending records.
+ * @remarks Lists walk the agency's own index from the cursor backwards; filters
+ * (status, event type, entity, creation window) skip non-matching records on that
+ * walk (writes stay cheap because a status change moves nothing). `listDuePending` looks only at pending records.
+ * A delivery's attempt history lives on its stored record, so a purge drops both.
  * Passing `options.transaction` throws a `WebhookError` with code
  * `transactions_unsupported`.
  *
@@ -182,7 +181,7 @@ class MemoryWebhookStore implements WebhookStore {
     const end = options.beforeId === undefined ? ids.length : lowerBound(ids, options.beforeId);
     for (let index = end - 1; index >= 0 && page.length < options.limit; index--) {
       const record = this.#deliveries.get(ids[index] as string);
-      if (!record || (options.status !== undefined && record.status !== options.status)) continue;
+      if (!record || !matchesListFilters(record, options)) continue;
       page.push(copyDelivery(record));
     }
     return page;
@@ -197,8 +196,14 @@ class MemoryWebhookStore implements WebhookStore {
     if (!current || current.attempt !== expected.attempt || current.status !== expected.status) return null;
     // In place: no caller ever holds a stored record, so nothing can see it change.
     applyUpdate(current, update);
+    // The same synchronous step as the compare-and-set: appended exactly when it won.
+    if (update.recordedAttempt) appendAttempt(current, update.recordedAttempt);
     this.#trackPending(current);
     return copyDelivery(current);
+  }
+
+  async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
+    return readAttempts(this.#deliveries.get(deliveryId));
   }
 
   async listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]> {
@@ -269,78 +274,6 @@ function byDueTime(a: DeliveryRecord, b: DeliveryRecord): number {
   const byTime = (a.nextRetryAt ?? 0) - (b.nextRetryAt ?? 0);
   if (byTime !== 0) return byTime;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/** Writes exactly the fields an update owns; identity and event fields never change. */
-function applyUpdate(record: DeliveryRecord, update: DeliveryUpdate): void {
-  record.status = update.status;
-  record.attempt = update.attempt;
-  record.maxAttempts = update.maxAttempts;
-  record.nextRetryAt = update.nextRetryAt;
-  record.lastAttemptAt = update.lastAttemptAt;
-  record.deliveredAt = update.deliveredAt;
-  record.lastResponseCode = update.lastResponseCode;
-  record.lastErrorMessage = update.lastErrorMessage;
-  record.lastResponseExcerpt = update.lastResponseExcerpt;
-}
-
-/** A detached copy holding exactly the record's fields (extra properties are not stored). */
-function copyDelivery(record: DeliveryRecord): DeliveryRecord {
-  return {
-    id: record.id,
-    agencyId: record.agencyId,
-    eventId: record.eventId,
-    eventType: record.eventType,
-    entityType: record.entityType,
-    entityId: record.entityId,
-    parentEntityId: record.parentEntityId,
-    createdById: record.createdById,
-    createdByRole: record.createdByRole,
-    payload: clonePayload(record.payload),
-    createdOn: record.createdOn,
-    createdAt: record.createdAt,
-    status: record.status,
-    attempt: record.attempt,
-    maxAttempts: record.maxAttempts,
-    nextRetryAt: record.nextRetryAt,
-    lastAttemptAt: record.lastAttemptAt,
-    deliveredAt: record.deliveredAt,
-    lastResponseCode: record.lastResponseCode,
-    lastErrorMessage: record.lastErrorMessage,
-    lastResponseExcerpt: record.lastResponseExcerpt,
-  };
-}
-
-/**
- * The stored form of a record: a detached copy, not yet in the pending list. Its
- * own literal rather than `copyDelivery` plus a field, so every stored record is
- * built with one shape and the copies made from them stay monomorphic.
- */
-function storedCopy(record: DeliveryRecord): StoredDelivery {
-  return {
-    id: record.id,
-    agencyId: record.agencyId,
-    eventId: record.eventId,
-    eventType: record.eventType,
-    entityType: record.entityType,
-    entityId: record.entityId,
-    parentEntityId: record.parentEntityId,
-    createdById: record.createdById,
-    createdByRole: record.createdByRole,
-    payload: clonePayload(record.payload),
-    createdOn: record.createdOn,
-    createdAt: record.createdAt,
-    status: record.status,
-    attempt: record.attempt,
-    maxAttempts: record.maxAttempts,
-    nextRetryAt: record.nextRetryAt,
-    lastAttemptAt: record.lastAttemptAt,
-    deliveredAt: record.deliveredAt,
-    lastResponseCode: record.lastResponseCode,
-    lastErrorMessage: record.lastErrorMessage,
-    lastResponseExcerpt: record.lastResponseExcerpt,
-    pendingSlot: -1,
-  };
 }
 
 function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {

@@ -38,6 +38,7 @@ export function sealSecretsAtRest(store: WebhookStore, cipher: SecretCipher): We
     getDelivery: (deliveryId) => store.getDelivery(deliveryId),
     listDeliveries: (agencyId, options) => store.listDeliveries(agencyId, options),
     updateDelivery: (deliveryId, expected, update) => store.updateDelivery(deliveryId, expected, update),
+    listAttempts: (deliveryId) => store.listAttempts(deliveryId),
     listDuePending: (dueBefore, limit) => store.listDuePending(dueBefore, limit),
     getCircuit: (agencyId) => store.getCircuit(agencyId),
     saveCircuit: (agencyId, expectedVersion, state) => store.saveCircuit(agencyId, expectedVersion, state),

@@ -11,11 +11,11 @@ import {
 import { generateSigningSecret, maskSigningSecret } from '../config/secret';
 import { createSecretCipher, type SecretEncryptionOptions } from '../config/secret-encryption';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
+import type { AttemptList } from '../delivery/attempt-record';
 import { type CircuitBreakerOptions, resolveCircuitSettings } from '../delivery/circuit-breaker';
 import {
   type DeliveryDetail,
   type DeliveryList,
-  type DeliveryRecord,
   type ListDeliveriesQuery,
   listDeliveriesQuerySchema,
   newDeliveryRecord,
@@ -27,8 +27,7 @@ import {
 import { buildTestEnvelope } from '../delivery/envelope';
 import { assertDeliverablePayload, DEFAULT_MAX_PAYLOAD_BYTES } from '../delivery/payload-limit';
 import { type RetryOptions, resolveRetryPolicy } from '../delivery/retry-policy';
-import { replayUpdate } from '../delivery/state-machine';
-import { ConfigNotFoundError, DeliveryNotFoundError, DeliveryNotReplayableError } from '../errors';
+import { ConfigNotFoundError } from '../errors';
 import { createEventCatalogue, type EmitInput, type EventCatalogue } from '../events/event-catalogue';
 import { buildExampleEnvelope } from '../events/event-example';
 import { assertSubscribedForTest, chooseTestEvent, type SendTestBody } from '../events/test-send';
@@ -40,6 +39,8 @@ import { buildSignedDelivery } from '../transport/signed-request';
 import { createTransport, type TransportOptions } from '../transport/transport';
 import { createUrlPolicy, type UrlPolicyOptions } from '../transport/url-policy';
 import { parseWithSchema, positiveIntegerOption } from '../validation';
+import { listAttempts } from './attempt-history';
+import { replayDelivery, requireDelivery } from './delivery-access';
 import { attachEngine, type Engine } from './engine';
 import { decodeListCursor, encodeListCursor } from './list-cursor';
 import { sealSecretsAtRest } from './sealed-secret-store';
@@ -171,12 +172,21 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
    *   UnknownEventTypeError
    */
   sendTest(agencyId: string, body?: SendTestBody): Promise<TestResult>;
-  /** The agency's deliveries, newest first. @throws WebhookValidationError */
+  /**
+   * The agency's deliveries, newest first, optionally filtered by `status`, `eventType`,
+   * `entityId` and the creation window `since` (inclusive) to `until` (exclusive, epoch ms).
+   * @throws WebhookValidationError (also when `since` is after `until`)
+   */
   listDeliveries(agencyId: string, query?: ListDeliveriesQuery): Promise<DeliveryList>;
   /** One delivery in detail form. @throws DeliveryNotFoundError (also for another agency's id) */
   getDelivery(agencyId: string, deliveryId: string): Promise<DeliveryDetail>;
   /** Puts a failed delivery back on the queue for one more attempt. @throws DeliveryNotFoundError, DeliveryNotReplayableError */
   replay(agencyId: string, deliveryId: string): Promise<ReplayResult>;
+  /**
+   * The delivery's attempt history, oldest first: each attempt's trigger, time, duration and result.
+   * @throws DeliveryNotFoundError (also for another agency's id)
+   */
+  listAttempts(agencyId: string, deliveryId: string): Promise<AttemptList>;
   /** Deletes the configuration (deliveries still queued then fail without a request). */
   deleteConfig(agencyId: string): Promise<boolean>;
   /** Live keep-alive pools and sockets of the service's HTTP client, with their caps. */
@@ -235,7 +245,8 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     sendTest: (agencyId, body) => sendTest(engine, agencyId, body),
     listDeliveries: (agencyId, query) => listDeliveries(engine, agencyId, query),
     getDelivery: async (agencyId, id) => toDeliveryDetail(await requireDelivery(engine, agencyId, id)),
-    replay: (agencyId, id) => replay(engine, agencyId, id),
+    replay: (agencyId, id) => replayDelivery(engine, agencyId, id),
+    listAttempts: (agencyId, id) => listAttempts(engine, agencyId, id),
     deleteConfig: (agencyId) => engine.store.deleteConfig(agencyId),
     transportStats: () => engine.transport.stats(),
     reencryptSecrets: (reencryptOptions) => reencryptSecrets(options.store, secrets, reencryptOptions),
@@ -346,14 +357,22 @@ async function listDeliveries(
   agencyId: string,
   query: ListDeliveriesQuery | undefined,
 ): Promise<DeliveryList> {
-  const { status, limit, cursor } = parseWithSchema(
+  const { status, eventType, entityId, since, until, limit, cursor } = parseWithSchema(
     listDeliveriesQuerySchema,
     query ?? {},
     'delivery list query',
   );
   const beforeId = cursor === undefined ? undefined : decodeListCursor(cursor);
   // One extra row tells whether another page exists without a count query.
-  const rows = await engine.store.listDeliveries(agencyId, { status, limit: limit + 1, beforeId });
+  const rows = await engine.store.listDeliveries(agencyId, {
+    status,
+    eventType,
+    entityId,
+    createdSince: since,
+    createdBefore: until,
+    limit: limit + 1,
+    beforeId,
+  });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
@@ -362,38 +381,10 @@ async function listDeliveries(
   };
 }
 
-async function replay(engine: Engine, agencyId: string, deliveryId: string): Promise<ReplayResult> {
-  const record = await requireDelivery(engine, agencyId, deliveryId);
-  const now = engine.clock();
-  const saved = await engine.store.updateDelivery(
-    record.id,
-    { attempt: record.attempt, status: record.status },
-    replayUpdate(record, now),
-  );
-  if (!saved) {
-    // Someone changed it between our read and write (another replay, most likely).
-    const current = await requireDelivery(engine, agencyId, deliveryId);
-    throw new DeliveryNotReplayableError(deliveryId, current.status);
-  }
-  await engine.queue.enqueue({ deliveryId: saved.id, agencyId: saved.agencyId, runAt: now });
-  return { message: 'Delivery re-enqueued for another attempt.', deliveryId: saved.id };
-}
-
 async function requireConfig(engine: Engine, agencyId: string): Promise<WebhookConfigRecord> {
   const config = await engine.store.getConfig(agencyId);
   if (!config) throw new ConfigNotFoundError(agencyId);
   return config;
-}
-
-async function requireDelivery(
-  engine: Engine,
-  agencyId: string,
-  deliveryId: string,
-): Promise<DeliveryRecord> {
-  const record = await engine.store.getDelivery(deliveryId);
-  // Another agency's delivery is reported exactly like a missing one: ids leak nothing.
-  if (!record || record.agencyId !== agencyId) throw new DeliveryNotFoundError(deliveryId);
-  return record;
 }
 
 function toConfigView(config: WebhookConfigRecord, revealSecret: boolean): WebhookConfig {

@@ -56,6 +56,7 @@ export function makeDeliveryRecord(overrides: Partial<DeliveryRecord> = {}): Del
     lastResponseCode: null,
     lastErrorMessage: null,
     lastResponseExcerpt: null,
+    nextAttemptTrigger: 'automatic',
     ...overrides,
   };
 }

@@ -1,10 +1,12 @@
 import { describe } from 'vitest';
 import type { WebhookStore } from '../adapters/store';
 import { useAdapterFixture } from './adapter-fixture';
+import { describeAttemptHistoryCases } from './store-attempt-cases';
 import { describeCircuitCases } from './store-circuit-cases';
 import { describeConfigCases } from './store-config-cases';
 import { describeConfigListCases } from './store-config-list-cases';
 import { describeDeliveryListCases } from './store-list-cases';
+import { describeDeliveryListFilterCases } from './store-list-filter-cases';
 import { describeMaintenanceCases } from './store-maintenance-cases';
 import { describeSecretCases } from './store-secret-cases';
 import { describeDeliveryUpdateCases } from './store-update-cases';
@@ -50,7 +52,9 @@ export function describeStoreConformance(
     describeConfigListCases(store);
     describeDeliveryWriteCases(store);
     describeDeliveryListCases(store);
+    describeDeliveryListFilterCases(store);
     describeDeliveryUpdateCases(store);
+    describeAttemptHistoryCases(store);
     describeMaintenanceCases(store);
     describeCircuitCases(store);
   });

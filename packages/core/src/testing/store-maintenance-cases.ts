@@ -85,6 +85,7 @@ export function describeMaintenanceCases(store: () => WebhookStore): void {
           lastResponseCode: 200,
           lastErrorMessage: null,
           lastResponseExcerpt: null,
+          nextAttemptTrigger: 'automatic',
         },
       );
       expect(await store().listDuePending(BASE_TIME, 100)).toEqual(rest);

@@ -15,6 +15,7 @@ function firstAttemptFailed(overrides: Partial<DeliveryUpdate> = {}): DeliveryUp
     lastResponseCode: 500,
     lastErrorMessage: 'HTTP 500',
     lastResponseExcerpt: 'Internal Server Error',
+    nextAttemptTrigger: 'automatic',
     ...overrides,
   };
 }

@@ -63,6 +63,8 @@ function roundTripRecords(): DeliveryRecord[] {
     payload: {},
     createdAt: BASE_TIME + 2,
     nextRetryAt: BASE_TIME + 60_000,
+    // A replayed delivery waiting for its attempt: the trigger that attempt is recorded with.
+    nextAttemptTrigger: 'replay',
   });
   return [failed, delivered, bare];
 }

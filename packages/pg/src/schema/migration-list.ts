@@ -1,5 +1,7 @@
 import { createTables } from './0001-create-tables';
 import { fairClaimsAndCircuits } from './0002-fair-claims-and-circuits';
+import { deliveryListFilters } from './0003-delivery-list-filters';
+import { attemptHistory } from './0004-attempt-history';
 import type { Migration } from './migration';
 
 /**
@@ -8,7 +10,12 @@ import type { Migration } from './migration';
  * survives any bundling (ESM, CJS, a host that bundles its server) without
  * file-system lookups at run time.
  */
-export const MIGRATIONS: readonly Migration[] = [createTables, fairClaimsAndCircuits];
+export const MIGRATIONS: readonly Migration[] = [
+  createTables,
+  fairClaimsAndCircuits,
+  deliveryListFilters,
+  attemptHistory,
+];
 
 /**
  * The schema version the adapters of this release need (the latest migration).

@@ -7,25 +7,20 @@ export interface DeliveryStatements {
   insert: Statement;
   selectByEvent: Statement;
   get: Statement;
-  list: Statement;
-  listBefore: Statement;
-  listByStatus: Statement;
-  listByStatusBefore: Statement;
   compareAndSetMany: Statement;
   listDuePending: Statement;
   purgeBatch: Statement;
 }
 
 const INSERT_COLUMNS = `${DELIVERY_COLUMNS}, run_at`;
-const INSERT_VALUES = Array.from({ length: 22 }, (_, index) =>
+const INSERT_VALUES = Array.from({ length: 23 }, (_, index) =>
   index === 9 ? '$10::json' : `$${index + 1}`,
 ).join(', ');
 
 /** Builds the statements for a schema. */
 export function deliveryStatements(schema: SchemaName): DeliveryStatements {
   const table = `${schema.quoted}.webhook_deliveries`;
-  const list = (where: string) =>
-    statement(`SELECT ${DELIVERY_COLUMNS} FROM ${table} WHERE ${where} ORDER BY id DESC LIMIT $2`);
+  const attempts = `${schema.quoted}.webhook_attempts`;
   return {
     // One round trip for both outcomes: the insert, or (on a duplicate event) the
     // delivery already stored. The second branch's snapshot cannot see the row
@@ -45,10 +40,6 @@ export function deliveryStatements(schema: SchemaName): DeliveryStatements {
       `SELECT ${DELIVERY_COLUMNS} FROM ${table} WHERE agency_id = $1 AND event_id = $2`,
     ),
     get: statement(`SELECT ${DELIVERY_COLUMNS} FROM ${table} WHERE id = $1`),
-    list: list('agency_id = $1'),
-    listBefore: list('agency_id = $1 AND id < $3'),
-    listByStatus: list('agency_id = $1 AND status = $3'),
-    listByStatusBefore: list('agency_id = $1 AND status = $3 AND id < $4'),
     // Compare-and-set of a batch of deliveries (one array per field, see
     // compareAndSetParams). Each row is written only when its stored attempt and
     // status still match; when it also still carries the claim this process
@@ -56,35 +47,54 @@ export function deliveryStatements(schema: SchemaName): DeliveryStatements {
     // due again at `settle_run_at`, or removed when that is null. FOR UPDATE in the
     // CTE (in id order, so two batches cannot deadlock) reads the latest version
     // of each row, which makes `settled` exact.
+    //
+    // The attempt an update records (the a_* columns) is inserted by the same
+    // statement, from the rows the UPDATE returned: a row whose compare-and-set
+    // failed returns nothing, so its attempt is not recorded, and one that won
+    // records it atomically with the update. The primary key (delivery, attempt)
+    // keeps the first entry should a counter set back by hand repeat a number.
     compareAndSetMany: statement(
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bigint[],
                               $8::bigint[], $9::bigint[], $10::int[], $11::text[], $12::text[], $13::text[],
-                              $14::bigint[])
+                              $14::bigint[], $15::text[], $16::int[], $17::text[], $18::bigint[], $19::int[],
+                              $20::int[], $21::text[], $22::text[], $23::text[])
            AS i(id, expected_attempt, expected_status, status, attempt, max_attempts, next_retry_at,
                 last_attempt_at, delivered_at, last_response_code, last_error_message, last_response_excerpt,
-                claim_id, settle_run_at)
+                claim_id, settle_run_at, next_attempt_trigger, a_attempt, a_trigger, a_started_at, a_duration_ms,
+                a_response_code, a_error_kind, a_error_message, a_response_excerpt)
        ), current AS (
          SELECT d.id, COALESCE(d.claim_id = i.claim_id, false) AS settled
            FROM ${table} AS d
            JOIN input AS i ON d.id = i.id AND d.attempt = i.expected_attempt AND d.status = i.expected_status
           ORDER BY d.id
           FOR UPDATE OF d
+       ), updated AS (
+         UPDATE ${table} AS d
+            SET status = i.status, attempt = i.attempt, max_attempts = i.max_attempts,
+                next_retry_at = i.next_retry_at, last_attempt_at = i.last_attempt_at, delivered_at = i.delivered_at,
+                last_response_code = i.last_response_code, last_error_message = i.last_error_message,
+                last_response_excerpt = i.last_response_excerpt, next_attempt_trigger = i.next_attempt_trigger,
+                run_at = CASE WHEN c.settled THEN i.settle_run_at ELSE d.run_at END,
+                lease_until = CASE WHEN c.settled THEN NULL ELSE d.lease_until END,
+                claim_id = CASE WHEN c.settled THEN NULL ELSE d.claim_id END
+           FROM current AS c
+           JOIN input AS i ON i.id = c.id
+          WHERE d.id = c.id
+          RETURNING ${DELIVERY_COLUMNS.split(', ')
+            .map((column) => `d.${column}`)
+            .join(', ')}, c.settled
+       ), recorded AS (
+         INSERT INTO ${attempts} (delivery_id, attempt, trigger, started_at, duration_ms, response_code, error_kind,
+                                  error_message, response_excerpt)
+         SELECT i.id, i.a_attempt, i.a_trigger, i.a_started_at, i.a_duration_ms, i.a_response_code, i.a_error_kind,
+                i.a_error_message, i.a_response_excerpt
+           FROM updated AS u
+           JOIN input AS i ON i.id = u.id
+          WHERE i.a_attempt IS NOT NULL
+         ON CONFLICT (delivery_id, attempt) DO NOTHING
        )
-       UPDATE ${table} AS d
-          SET status = i.status, attempt = i.attempt, max_attempts = i.max_attempts,
-              next_retry_at = i.next_retry_at, last_attempt_at = i.last_attempt_at, delivered_at = i.delivered_at,
-              last_response_code = i.last_response_code, last_error_message = i.last_error_message,
-              last_response_excerpt = i.last_response_excerpt,
-              run_at = CASE WHEN c.settled THEN i.settle_run_at ELSE d.run_at END,
-              lease_until = CASE WHEN c.settled THEN NULL ELSE d.lease_until END,
-              claim_id = CASE WHEN c.settled THEN NULL ELSE d.claim_id END
-         FROM current AS c
-         JOIN input AS i ON i.id = c.id
-        WHERE d.id = c.id
-        RETURNING ${DELIVERY_COLUMNS.split(', ')
-          .map((column) => `d.${column}`)
-          .join(', ')}, c.settled`,
+       SELECT * FROM updated`,
     ),
     // A row a worker holds right now is being attempted, not lost: leaving it out
     // keeps a recovery sweep from pulling the entry out from under that worker.

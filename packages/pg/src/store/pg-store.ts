@@ -1,4 +1,5 @@
 import {
+  type AttemptRecord,
   type CircuitRecord,
   type CircuitState,
   type DeliveryExpectation,
@@ -26,10 +27,12 @@ import { type Queryable, requirePool, transactionTarget } from '../queryable';
 import { parseSchemaName } from '../schema/schema-name';
 import { schemaContext } from '../schema-context';
 import { run, type Statement } from '../statement';
+import { type AttemptRow, attemptStatements, toAttemptRecord } from './attempt-table';
 import { CallBatcher } from './call-batcher';
 import { type CircuitRow, circuitParams, circuitStatements, toCircuitRecord } from './circuit-table';
 import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';
+import { listStatements } from './list-statements';
 import { writingSecret } from './secret-errors';
 
 /** Options of {@link createPgStore}. */
@@ -85,6 +88,8 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   const deliveries = deliveryStatements(schema);
   const configs = configStatements(schema);
   const circuits = circuitStatements(schema);
+  const pickListStatement = listStatements(schema);
+  const attempts = attemptStatements(schema);
 
   const query = async <Row extends object>(stmt: Statement, values: unknown[]): Promise<Row[]> => {
     await context.ensureMigrated();
@@ -224,8 +229,7 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
     },
 
     async listDeliveries(agencyId: string, listOptions: ListDeliveriesOptions): Promise<DeliveryRecord[]> {
-      const { status, limit, beforeId } = listOptions;
-      const [stmt, values] = pickListStatement(agencyId, limit, status, beforeId);
+      const [stmt, values] = pickListStatement(agencyId, listOptions);
       return (await query<DeliveryRow>(stmt, values)).map(toDeliveryRecord);
     },
 
@@ -237,6 +241,10 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
       const row = await compareAndSets.call({ deliveryId, expected, update, claimId, settleRunAt });
       if (row?.settled && claimId !== null) context.claims.settled(deliveryId, claimId, settleRunAt);
       return row ? toDeliveryRecord(row) : null;
+    },
+
+    async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
+      return (await query<AttemptRow>(attempts.list, [deliveryId])).map(toAttemptRecord);
     },
 
     async listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]> {
@@ -263,22 +271,6 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
 
   function readByEvent(target: Queryable, record: DeliveryRecord): Promise<DeliveryRow[]> {
     return run<DeliveryRow>(target, deliveries.selectByEvent, [record.agencyId, record.eventId], prepared);
-  }
-
-  function pickListStatement(
-    agencyId: string,
-    limit: number,
-    status: ListDeliveriesOptions['status'],
-    beforeId: string | undefined,
-  ): [Statement, unknown[]] {
-    if (status === undefined) {
-      return beforeId === undefined
-        ? [deliveries.list, [agencyId, limit]]
-        : [deliveries.listBefore, [agencyId, limit, beforeId]];
-    }
-    return beforeId === undefined
-      ? [deliveries.listByStatus, [agencyId, limit, status]]
-      : [deliveries.listByStatusBefore, [agencyId, limit, status, beforeId]];
   }
 }
 

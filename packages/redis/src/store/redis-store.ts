@@ -1,4 +1,5 @@
 import type {
+  AttemptRecord,
   DeliveryExpectation,
   DeliveryRecord,
   DeliveryUpdate,
@@ -27,11 +28,19 @@ import type { QueueHandOff } from '../linked/queue-hand-off';
 import type { RedisLink } from '../linked/redis-link';
 import { createCircuitOperations } from './circuit-operations';
 import { createConfigOperations } from './config-operations';
-import { applyUpdate, decodeDelivery, decodeDeliveryPairs, ownUpdate } from './store-codec';
+import { createDeliveryLister } from './delivery-list';
+import {
+  applyUpdate,
+  attemptArgs,
+  decodeAttempts,
+  decodeDelivery,
+  decodeDeliveryPairs,
+  ownUpdate,
+} from './store-codec';
 import {
   insertDeliveryLinkedScript,
   insertDeliveryScript,
-  listDeliveriesScript,
+  listAttemptsScript,
   listDuePendingScript,
   purgeScript,
   updateDeliveryLinkedScript,
@@ -90,7 +99,8 @@ export interface RedisWebhookStore extends WebhookStore {
 /**
  * Creates a {@link WebhookStore} on Redis: configurations, deliveries and each
  * agency's circuit breaker in hashes, per-agency sorted-set indexes for
- * newest-first lists and status filters, and Lua scripts for every multi-key
+ * newest-first lists and their filters (status, event type, entity; a creation
+ * window narrowed to an id range, see store/list-filter-lua.ts), and Lua scripts for every multi-key
  * change or compare-and-set (atomic idempotent insert, delivery updates, circuits).
  *
  * @example
@@ -125,6 +135,7 @@ export function createRedisStoreOn(
   const linkArgs = link ? [link.queueKeys.base, link.queueKeys.wakeChannel] : [];
   const insertScript = link ? insertDeliveryLinkedScript : insertDeliveryScript;
   const updateScript = link ? updateDeliveryLinkedScript : updateDeliveryScript;
+  const listDeliveries = createDeliveryLister(client, keys);
   let closed = false;
 
   return {
@@ -151,6 +162,9 @@ export function createRedisStoreOn(
           record.nextRetryAt ?? '',
           ttl === undefined ? '' : record.createdAt - ttl,
           retentionBatch,
+          record.eventType,
+          record.entityId === null ? '0' : '1',
+          record.entityId ?? '',
           ...linkArgs,
         ],
       );
@@ -176,10 +190,7 @@ export function createRedisStoreOn(
     },
 
     async listDeliveries(agencyId: string, listOptions: ListDeliveriesOptions): Promise<DeliveryRecord[]> {
-      const index = listIndexKey(keys.base, agencyId, listOptions.status);
-      const max = listOptions.beforeId === undefined ? '+' : `(${listOptions.beforeId}`;
-      const reply = await listDeliveriesScript.run(client, [index], [keys.base, max, listOptions.limit]);
-      return decodeDeliveryPairs(reply, 'listDeliveries');
+      return listDeliveries(agencyId, listOptions);
     },
 
     async updateDelivery(
@@ -201,6 +212,7 @@ export function createRedisStoreOn(
           update.attempt,
           encoded,
           update.nextRetryAt ?? '',
+          ...attemptArgs(update.recordedAttempt),
           ...linkArgs,
         ],
       );
@@ -208,6 +220,10 @@ export function createRedisStoreOn(
       const saved = applyUpdate(String(reply), own);
       if (link) noteQueueChange(link.handOff, saved);
       return saved;
+    },
+
+    async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
+      return decodeAttempts(await listAttemptsScript.run(client, [deliveryKey(keys.base, deliveryId)], []));
     },
 
     async listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]> {

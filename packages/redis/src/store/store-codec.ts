@@ -1,4 +1,5 @@
 import type {
+  AttemptRecord,
   CircuitRecord,
   CircuitState,
   CircuitStatus,
@@ -40,10 +41,15 @@ export function decodeConfig(pairs: readonly unknown[]): WebhookConfigRecord {
   };
 }
 
-/** The record stored at insert (field `r`) and the latest update (field `u`), merged. */
+/**
+ * The record stored at insert (field `r`) and the latest update (field `u`), merged.
+ * Records written before the attempt history existed carry no `nextAttemptTrigger`:
+ * their next attempt counts as `automatic`.
+ */
 export function decodeDelivery(inserted: string, update: string | null | undefined): DeliveryRecord {
   const record = JSON.parse(inserted) as DeliveryRecord;
   if (update) Object.assign(record, JSON.parse(update) as DeliveryUpdate);
+  record.nextAttemptTrigger ??= 'automatic';
   return record;
 }
 
@@ -69,7 +75,33 @@ export function ownUpdate(update: DeliveryUpdate): DeliveryUpdate {
     lastResponseCode: update.lastResponseCode,
     lastErrorMessage: update.lastErrorMessage,
     lastResponseExcerpt: update.lastResponseExcerpt,
+    nextAttemptTrigger: update.nextAttemptTrigger,
   };
+}
+
+/**
+ * The update script's attempt arguments: the history field (`t<n>`) and the
+ * attempt's own fields as JSON, or two empty strings when the update records none.
+ */
+export function attemptArgs(attempt: AttemptRecord | undefined): [field: string, json: string] {
+  if (!attempt) return ['', ''];
+  const own: AttemptRecord = {
+    attempt: attempt.attempt,
+    trigger: attempt.trigger,
+    startedAt: attempt.startedAt,
+    durationMs: attempt.durationMs,
+    responseCode: attempt.responseCode,
+    errorKind: attempt.errorKind,
+    errorMessage: attempt.errorMessage,
+    responseExcerpt: attempt.responseExcerpt,
+  };
+  return [`t${attempt.attempt}`, JSON.stringify(own)];
+}
+
+/** Decodes the attempts the list script returns (JSON each, in order). */
+export function decodeAttempts(reply: unknown): AttemptRecord[] {
+  if (!Array.isArray(reply)) throw unexpectedReply('listAttempts', reply);
+  return reply.map((json) => JSON.parse(String(json)) as AttemptRecord);
 }
 
 /** The record as inserted (field `r`) with an update applied, without parsing the update back. */

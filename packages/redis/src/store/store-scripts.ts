@@ -1,5 +1,6 @@
 import { LuaScript } from '../connection/lua-script';
 import { queueLua, queueTableLua } from '../queue/queue-lua';
+import { LIST_FILTER_LUA } from './list-filter-lua';
 
 /**
  * Lua scripts of the Redis store: every change that touches more than one key
@@ -8,28 +9,35 @@ import { queueLua, queueTableLua } from '../queue/queue-lua';
  * publishes the agency id, which keeps linked stores' caches coherent.
  *
  * Layout (see key-names.ts): a delivery is a HASH `d:<id>` with `r` (the record
- * as inserted, JSON), `u` (the last update, JSON; absent before the first), and
- * the fields scripts compare or route on: `s` status, `a` attempt, `g` agencyId,
- * `e` eventId, `c` createdAt. Per agency: ZSETs `ix:all:<agency>` and
+ * as inserted, JSON), `u` (the last update, JSON; absent before the first), the
+ * fields scripts compare or route on: `s` status, `a` attempt, `g` agencyId,
+ * `e` eventId, `c` createdAt, and its attempt history, one field per attempt:
+ * `t<n>` the attempt numbered n (JSON). Kept in the delivery's own hash, the
+ * history is written by the update that records it and deleted with it, and
+ * costs no key of its own. Per agency: ZSETs `ix:all:<agency>` and
  * `ix:<status>:<agency>` (every score 0, so members sort by id, which is
  * time-ordered), a HASH `evt:<agency>` eventId → deliveryId, and a HASH
- * `cb:<agency>` of its circuit breaker (`version` and the state's fields). Globally:
- * `pending` (deliveryId → nextRetryAt) and `finished` (deliveryId → createdAt).
+ * `cb:<agency>` of its circuit breaker (`version` and the state's fields); for the
+ * list's filters, ZSETs `ix-type:<agency>` and `ix-entity:<agency>`, the hash
+ * fields `y` eventType and `n` entityId (absent when null), and the agency's field
+ * of `list-skew` (see list-filter-lua.ts). Globally: `pending` (deliveryId →
+ * nextRetryAt) and `finished` (deliveryId → createdAt).
  * Keys derived inside a script from `base` share the declared keys' hash tag.
  */
 
 /** Removes up to `limit` finished deliveries created before `cutoff`, with their index entries. */
-const PURGE_LUA = `
+const PURGE_LUA = `${LIST_FILTER_LUA}
 local function purge(base, finished, cutoff, limit)
   local ids = redis.call('ZRANGEBYSCORE', finished, '-inf', '(' .. cutoff, 'LIMIT', 0, limit)
   local removed = 0
   for _, id in ipairs(ids) do
     redis.call('ZREM', finished, id)
     local key = base .. 'd:' .. id
-    local f = redis.call('HMGET', key, 'g', 's', 'e')
+    local f = redis.call('HMGET', key, 'g', 's', 'e', 'y', 'n')
     if f[1] and f[2] ~= 'pending' then
       redis.call('ZREM', base .. 'ix:all:' .. f[1], id)
       redis.call('ZREM', base .. 'ix:' .. f[2] .. ':' .. f[1], id)
+      unindex_filters(base, f[1], id, f[4] or nil, f[5] or nil)
       local events = base .. 'evt:' .. f[1]
       if redis.call('HGET', events, f[3]) == id then redis.call('HDEL', events, f[3]) end
       redis.call('DEL', key)
@@ -136,14 +144,16 @@ return added
  * KEYS: d, evt, ix:all, ix:<status>, pending, finished (then, linked, the queue's
  * keys in the order of `queueScriptKeys`).
  * ARGV: base, id, eventId, recordJson, status, attempt, agencyId, createdAt,
- * nextRetryAt ('' for none), retentionCutoff ('' for none), retentionBatch (then,
- * linked, the queue's base and channel).
+ * nextRetryAt ('' for none), retentionCutoff ('' for none), retentionBatch,
+ * eventType, hasEntity ('1'|'0'), entityId (then, linked, the queue's base and channel).
  * Returns { 1 } when inserted, { 0, r, u } when the event already has a delivery.
  * Linked, a new pending delivery gets its queue entry (due at nextRetryAt) in the same step.
+ * The filter indexes and the agency's skew are written in the same step; a first
+ * delivery (the agency's list was empty) starts the skew afresh.
  */
 function insertDeliverySource(linked: boolean): string {
   return `${PURGE_LUA}
-${linked ? `${queueLua('enqueue_entry')}\n${queueTableLua(7, 12)}` : ''}
+${linked ? `${queueLua('enqueue_entry')}\n${queueTableLua(7, 15)}` : ''}
 local base, id = ARGV[1], ARGV[2]
 local existing = redis.call('HGET', KEYS[2], ARGV[3])
 if existing then
@@ -151,9 +161,14 @@ if existing then
   if found[1] then return { 0, found[1], found[2] } end
 end
 redis.call('HSET', KEYS[2], ARGV[3], id)
-redis.call('HSET', KEYS[1], 'r', ARGV[4], 's', ARGV[5], 'a', ARGV[6], 'g', ARGV[7], 'e', ARGV[3], 'c', ARGV[8])
+redis.call('HSET', KEYS[1], 'r', ARGV[4], 's', ARGV[5], 'a', ARGV[6], 'g', ARGV[7], 'e', ARGV[3], 'c', ARGV[8], 'y', ARGV[12])
+local entity = ARGV[13] == '1' and ARGV[14] or nil
+if entity then redis.call('HSET', KEYS[1], 'n', entity) end
+local fresh = redis.call('ZCARD', KEYS[3]) == 0
 redis.call('ZADD', KEYS[3], 0, id)
 redis.call('ZADD', KEYS[4], 0, id)
+index_filters(base, ARGV[7], id, ARGV[12], entity)
+note_skew(base, ARGV[7], id, tonumber(ARGV[8]), fresh)
 if ARGV[5] == 'pending' then
   if ARGV[9] ~= '' then
     redis.call('ZADD', KEYS[5], ARGV[9], id)
@@ -173,18 +188,22 @@ export const insertDeliveryLinkedScript = new LuaScript('insertDeliveryLinked', 
 /**
  * KEYS: d, pending, finished (then, linked, the queue's keys in the order of `queueScriptKeys`).
  * ARGV: base, id, expectedStatus, expectedAttempt, status, attempt, updateJson,
- * nextRetryAt ('' for none) (then, linked, the queue's base and channel).
+ * nextRetryAt ('' for none), attemptField ('t<n>'; '' when the update records no
+ * attempt), attemptJson (then, linked, the queue's base and channel).
  * Compare-and-set on (status, attempt); moves the id between status indexes and
- * the pending/finished sets. Returns the record's `r` field, or nil when the
- * precondition failed or the delivery does not exist. Linked, the queue entry
- * follows in the same step: due at nextRetryAt while pending, removed once finished.
+ * the pending/finished sets, and adds the recorded attempt to the history (HSETNX:
+ * a number already there keeps its first entry). Returns the record's `r` field,
+ * or nil when the precondition failed or the delivery does not exist. Linked, the
+ * queue entry follows in the same step: due at nextRetryAt while pending, removed
+ * once finished.
  */
 function updateDeliverySource(linked: boolean): string {
-  return `${linked ? `${queueLua('enqueue_entry', 'remove_entry')}\n${queueTableLua(4, 9)}` : ''}
+  return `${linked ? `${queueLua('enqueue_entry', 'remove_entry')}\n${queueTableLua(4, 11)}` : ''}
 local base, id = ARGV[1], ARGV[2]
 local cur = redis.call('HMGET', KEYS[1], 's', 'a', 'g', 'c', 'r')
 if not cur[1] or cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then return false end
 redis.call('HSET', KEYS[1], 's', ARGV[5], 'a', ARGV[6], 'u', ARGV[7])
+if ARGV[9] ~= '' then redis.call('HSETNX', KEYS[1], ARGV[9], ARGV[10]) end
 if ARGV[5] ~= ARGV[3] then
   redis.call('ZREM', base .. 'ix:' .. ARGV[3] .. ':' .. cur[3], id)
   redis.call('ZADD', base .. 'ix:' .. ARGV[5] .. ':' .. cur[3], 0, id)
@@ -231,6 +250,26 @@ while found < limit do
   end
   max = '(' .. ids[#ids]
 end
+return out
+`,
+);
+
+/**
+ * KEYS: d. Returns the delivery's attempt history (each attempt's JSON), in
+ * ascending attempt number; empty when it has none or the delivery does not
+ * exist. Read-only.
+ */
+export const listAttemptsScript = new LuaScript(
+  'listAttempts',
+  `
+local numbers = {}
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  local number = string.sub(field, 1, 1) == 't' and tonumber(string.sub(field, 2))
+  if number then numbers[#numbers + 1] = number end
+end
+table.sort(numbers)
+local out = {}
+for index, number in ipairs(numbers) do out[index] = redis.call('HGET', KEYS[1], 't' .. number) end
 return out
 `,
 );

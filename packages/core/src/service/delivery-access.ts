@@ -1,0 +1,47 @@
+import type { ReplayTrigger } from '../delivery/attempt-record';
+import type { DeliveryRecord, ReplayResult } from '../delivery/delivery';
+import { replayUpdate } from '../delivery/state-machine';
+import { DeliveryNotFoundError, DeliveryNotReplayableError } from '../errors';
+import type { Engine } from './engine';
+
+/**
+ * The agency's delivery with this id.
+ * @throws DeliveryNotFoundError for an unknown id, and exactly so for another agency's: ids leak nothing.
+ */
+export async function requireDelivery(
+  engine: Engine,
+  agencyId: string,
+  deliveryId: string,
+): Promise<DeliveryRecord> {
+  const record = await engine.store.getDelivery(deliveryId);
+  if (!record || record.agencyId !== agencyId) throw new DeliveryNotFoundError(deliveryId);
+  return record;
+}
+
+/**
+ * Puts the agency's failed delivery back on the queue for one more attempt, which
+ * the attempt history records with `trigger`: `replay` for a manual replay,
+ * `recovery` for one a bulk recovery asks for.
+ * @throws DeliveryNotFoundError, DeliveryNotReplayableError (also when another replay got there first)
+ */
+export async function replayDelivery(
+  engine: Engine,
+  agencyId: string,
+  deliveryId: string,
+  trigger: ReplayTrigger = 'replay',
+): Promise<ReplayResult> {
+  const record = await requireDelivery(engine, agencyId, deliveryId);
+  const now = engine.clock();
+  const saved = await engine.store.updateDelivery(
+    record.id,
+    { attempt: record.attempt, status: record.status },
+    replayUpdate(record, now, trigger),
+  );
+  if (!saved) {
+    // Someone changed it between our read and write (another replay, most likely).
+    const current = await requireDelivery(engine, agencyId, deliveryId);
+    throw new DeliveryNotReplayableError(deliveryId, current.status);
+  }
+  await engine.queue.enqueue({ deliveryId: saved.id, agencyId: saved.agencyId, runAt: now });
+  return { message: 'Delivery re-enqueued for another attempt.', deliveryId: saved.id };
+}
