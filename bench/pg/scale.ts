@@ -4,6 +4,7 @@ import { migrationChecksum } from '../../packages/pg/src/schema/migration';
 import { MIGRATIONS } from '../../packages/pg/src/schema/migration-list';
 import { createBenchPool, freshSchema } from './bench-database';
 import { type LatencySummary, summarize } from './percentiles';
+import { type FilterCase, measureFilters } from './scale-filters';
 import { createBenchService } from './svc-setup';
 
 const SCHEMA = 'bench_pg_scale';
@@ -11,6 +12,10 @@ export const SCALE_ROWS = 1_000_000;
 export const SCALE_AGENCIES = 1_000;
 const BASE_TIME = 1_700_000_000_000;
 const CHUNK = 100_000;
+/** Time between two deliveries of the data set (so `createdAt` runs from BASE_TIME + 50 to BASE_TIME + 50,000,000). */
+const SPACING_MS = 50;
+/** Marks the data set's shape (a comment on the table): a run with another shape reloads rather than reuses it. */
+const DATA_SHAPE = 'bench-scale: event types, shared entities (v2)';
 
 /**
  * One chunk of deliveries, generated inside PostgreSQL: ids are UUIDv7-shaped
@@ -18,13 +23,20 @@ const CHUNK = 100_000;
  * real traffic interleaves them, 5 % pending, 15 % failed, the rest delivered
  * (in every agency). Pending rows carry no queue entry: the benchmark measures
  * reads, and a worker must not start sending them.
+ *
+ * For the list filters: event types mixed 70 % `job_created`, 20 % `job_completed`,
+ * 9 % `quote_approved` and 1 % `job_cancelled` (the rare type, where a walk of the
+ * agency's newest rows would find the fewest matches), independent of the status;
+ * each entity (`job-<k>`) has 4 deliveries, all in one agency, spread over the
+ * whole time range; a delivery every 50 ms overall, so each agency's 1,000 span
+ * about 14 hours.
  */
 const LOAD_CHUNK = `
 INSERT INTO "${SCHEMA}".webhook_deliveries
   (id, agency_id, event_id, event_type, entity_type, entity_id, parent_entity_id, created_by_id, created_by_role,
    payload, created_on, created_at, status, attempt, max_attempts, next_retry_at, last_attempt_at, delivered_at,
    last_response_code, last_error_message, last_response_excerpt)
-SELECT id, agency, 'evt_' || n, 'job_created', 'job', 'job-' || n, NULL, 'agent-' || (n % 50), 'Agent',
+SELECT id, agency, 'evt_' || n, event_type, 'job', 'job-' || (n % ${SCALE_ROWS / 4}), NULL, 'agent-' || (n % 50), 'Agent',
        json_build_object('jobId', 'job-' || n, 'agencyId', agency, 'jobNumber', n, 'categoryId', 'plumbing',
          'propertyId', 'property-' || (n % 5000), 'estateId', NULL, 'requestorType', NULL, 'requestorInfo', NULL,
          'originalJobId', NULL, 'originalJobNumber', NULL, 'originalAgencyId', NULL, 'originalAgencyName', NULL,
@@ -39,12 +51,16 @@ SELECT id, agency, 'evt_' || n, 'job_created', 'job', 'job-' || n, NULL, 'agent-
   FROM (
     -- s cycles through 0..19 along each agency's own deliveries (n / 1000), so
     -- every agency has the same status mix: 1 in 20 pending, 3 in 20 failed.
-    SELECT n, (n / 1000) % 20 AS s, ${BASE_TIME}::bigint + n * 50 AS at, 'agency-' || ((n * 7919) % ${SCALE_AGENCIES}) AS agency,
+    SELECT n, (n / 1000) % 20 AS s, ${BASE_TIME}::bigint + n * ${SPACING_MS} AS at, 'agency-' || ((n * 7919) % ${SCALE_AGENCIES}) AS agency,
            lpad(to_hex(${BASE_TIME}::bigint + n * 50), 12, '0') AS h, md5(n::text) AS r
       FROM generate_series($1::bigint, $2::bigint) AS n
   ) AS g,
   LATERAL (SELECT substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-7' || substr(r, 1, 3) || '-8' || substr(r, 4, 3)
-                  || '-' || substr(r, 7, 12) AS id) AS u`;
+                  || '-' || substr(r, 7, 12) AS id) AS u,
+  -- The type from other bits of the hash than the id's, so it is independent of the status.
+  LATERAL (SELECT ('x' || substr(r, 20, 4))::bit(16)::int % 100 AS m) AS t,
+  LATERAL (SELECT CASE WHEN m = 0 THEN 'job_cancelled' WHEN m < 10 THEN 'quote_approved'
+                       WHEN m < 30 THEN 'job_completed' ELSE 'job_created' END AS event_type) AS e`;
 
 /** Whether an earlier run left exactly this data set, made with exactly these migrations. */
 async function reusable(pool: pg.Pool): Promise<boolean> {
@@ -57,8 +73,11 @@ async function reusable(pool: pg.Pool): Promise<boolean> {
       checksum: migrationChecksum(migration),
     }));
     if (JSON.stringify(ledger.rows) !== JSON.stringify(current)) return false;
-    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${SCHEMA}".webhook_deliveries`);
-    return rows[0].n === SCALE_ROWS;
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n, obj_description($1::regclass, 'pg_class') AS shape FROM "${SCHEMA}".webhook_deliveries`,
+      [`"${SCHEMA}".webhook_deliveries`],
+    );
+    return rows[0].n === SCALE_ROWS && rows[0].shape === DATA_SHAPE;
   } catch {
     return false;
   }
@@ -74,6 +93,7 @@ async function ensureLoaded(pool: pg.Pool, log: (line: string) => void): Promise
     log(`  loaded ${from + CHUNK - 1} rows`);
   }
   await pool.query(`VACUUM (ANALYZE) "${SCHEMA}".webhook_deliveries`);
+  await pool.query(`COMMENT ON TABLE "${SCHEMA}".webhook_deliveries IS '${DATA_SHAPE}'`);
   return (performance.now() - started) / 1000;
 }
 
@@ -97,6 +117,8 @@ export interface ScaleResult {
   listFailed: LatencySummary;
   listNextPage: LatencySummary;
   get: LatencySummary;
+  /** The list's filters, each alone, with a status and combined. */
+  filters: FilterCase[];
 }
 
 async function samplePairs(pool: pg.Pool, count: number): Promise<Array<{ agency_id: string; id: string }>> {
@@ -127,7 +149,14 @@ async function measure(webhooks: WebhookService, pool: pg.Pool, samples: number)
     const pair = pairs[index % pairs.length]!;
     return webhooks.getDelivery(pair.agency_id, pair.id);
   });
-  return { list, listFailed, listNextPage, get };
+  const data = {
+    schema: SCHEMA,
+    agency,
+    firstCreatedAt: BASE_TIME + SPACING_MS,
+    lastCreatedAt: BASE_TIME + SCALE_ROWS * SPACING_MS,
+  };
+  const filters = await measureFilters(webhooks, pool, data, samples, time);
+  return { list, listFailed, listNextPage, get, filters };
 }
 
 /**

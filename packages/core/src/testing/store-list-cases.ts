@@ -18,18 +18,22 @@ function agencyRecords(agencyId: string, count: number): DeliveryRecord[] {
 }
 
 /** Inserts one by one in a scrambled order, so a store cannot pass by returning insertion order. */
-async function insertScrambled(store: WebhookStore, records: readonly DeliveryRecord[]): Promise<void> {
+export async function insertScrambled(
+  store: WebhookStore,
+  records: readonly DeliveryRecord[],
+): Promise<void> {
   const order = records.map((record, index) => ({ record, key: (index * 7919) % records.length }));
   order.sort((a, b) => a.key - b.key);
   for (const { record } of order) await store.insertDelivery(record);
 }
 
-function newestFirst(records: readonly DeliveryRecord[]): string[] {
+/** The records' ids in the order a list returns them: descending id. */
+export function newestFirst(records: readonly DeliveryRecord[]): string[] {
   return records.map((record) => record.id).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
 }
 
 /** Follows `beforeId` from page to page until an empty page; returns each page's ids. */
-async function pageThrough(
+export async function pageThrough(
   store: WebhookStore,
   agencyId: string,
   options: Omit<ListDeliveriesOptions, 'beforeId'>,
