@@ -1,5 +1,4 @@
 import { PayloadTooLargeError, WebhookValidationError } from '../errors';
-import type { DeliveryRecord } from './delivery';
 
 /** Default of the service's `maxPayloadBytes`: 256 KiB of serialised metadata. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -15,14 +14,17 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
  * @throws {@link WebhookValidationError} `validation_failed` at `metadata` when it cannot be serialised
  * @throws {@link PayloadTooLargeError} when it is over `maxBytes`
  */
-export function assertDeliverablePayload(record: DeliveryRecord, maxBytes: number): void {
+export function assertDeliverablePayload(
+  event: { eventType: string; metadata: Record<string, unknown> },
+  maxBytes: number,
+): void {
   let json: string;
   try {
-    json = JSON.stringify(record.payload);
+    json = JSON.stringify(event.metadata);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new WebhookValidationError(
-      `Invalid ${record.eventType} event at "metadata": it cannot be serialised as JSON (${reason}).`,
+      `Invalid ${event.eventType} event at "metadata": it cannot be serialised as JSON (${reason}).`,
       [{ path: 'metadata', message: `Cannot be serialised as JSON: ${reason}` }],
       'validation_failed',
     );
@@ -30,5 +32,5 @@ export function assertDeliverablePayload(record: DeliveryRecord, maxBytes: numbe
   // Each UTF-16 unit is at most 3 UTF-8 bytes: most payloads skip the exact count.
   if (json.length * 3 <= maxBytes) return;
   const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes > maxBytes) throw new PayloadTooLargeError(record.eventType, bytes, maxBytes);
+  if (bytes > maxBytes) throw new PayloadTooLargeError(event.eventType, bytes, maxBytes);
 }

@@ -262,12 +262,12 @@ async function emit(
   options: EmitOptions | undefined,
 ): Promise<{ deliveryId: string } | null> {
   const event = engine.events.parseEvent(input);
-  const now = engine.clock();
-  const record = newDeliveryRecord(event, { id: newId(), now, maxAttempts: engine.retry.maxAttempts });
   // Before the subscription check: an event no receiver could get is the host's bug either way.
-  assertDeliverablePayload(record, engine.maxPayloadBytes);
+  assertDeliverablePayload(event, engine.maxPayloadBytes);
   const config = await engine.store.getConfig(event.agencyId);
   if (!config?.enabled || !config.subscribedEventTypes.includes(event.eventType)) return null;
+  const now = engine.clock();
+  const record = newDeliveryRecord(event, { id: newId(), now, maxAttempts: engine.retry.maxAttempts });
   const { delivery, created } = await engine.store.insertDelivery(record, options);
   if (created) {
     await engine.queue.enqueue({ deliveryId: delivery.id, agencyId: delivery.agencyId, runAt: now }, options);
