@@ -164,6 +164,23 @@ export function startProbe(state: CircuitState, now: number, holdMs: number): Ci
   return { ...state, status: 'half_open', openUntil: now + holdMs };
 }
 
+/**
+ * The breaker closed with its failure count reset (the last failure and success times kept), or
+ * `state` itself when it is closed with no failure counted: the caller then has nothing to write.
+ */
+export function closeCircuit(state: CircuitState): CircuitState {
+  if (state.status === 'closed' && state.consecutiveFailures === 0) return state;
+  return {
+    ...state,
+    status: 'closed',
+    consecutiveFailures: 0,
+    failingSince: null,
+    openedAt: null,
+    openUntil: null,
+    openings: 0,
+  };
+}
+
 /** The state after an attempt's outcome. Returns `state` itself when nothing changes. */
 export function afterAttempt(
   state: CircuitState,
@@ -173,20 +190,9 @@ export function afterAttempt(
 ): CircuitState {
   if (signal === 'neutral') return state;
   if (signal === 'answered') {
-    if (state.status === 'closed' && state.consecutiveFailures === 0) {
-      // Healthy already: a write per success would cost more than the delivery.
-      return state;
-    }
-    return {
-      ...state,
-      status: 'closed',
-      consecutiveFailures: 0,
-      failingSince: null,
-      lastSuccessAt: now,
-      openedAt: null,
-      openUntil: null,
-      openings: 0,
-    };
+    const closed = closeCircuit(state);
+    // Healthy already: a write per success would cost more than the delivery.
+    return closed === state ? state : { ...closed, lastSuccessAt: now };
   }
   const failed: CircuitState = {
     ...state,

@@ -12,7 +12,11 @@ import { generateSigningSecret, maskSigningSecret } from '../config/secret';
 import { createSecretCipher, type SecretEncryptionOptions } from '../config/secret-encryption';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import type { AttemptList } from '../delivery/attempt-record';
-import { type CircuitBreakerOptions, resolveCircuitSettings } from '../delivery/circuit-breaker';
+import {
+  type CircuitBreakerOptions,
+  closeCircuit,
+  resolveCircuitSettings,
+} from '../delivery/circuit-breaker';
 import {
   type DeliveryDetail,
   type DeliveryList,
@@ -290,7 +294,7 @@ async function putConfig(engine: Engine, agencyId: string, body: PutConfigBody):
     newId: newId(),
     newSigningSecret: generateSigningSecret(),
   });
-  if (!created) await closeCircuit(engine, agencyId);
+  if (!created) await closeAgencyCircuit(engine, agencyId);
   return { ...toConfigView(config, created), created };
 }
 
@@ -300,19 +304,12 @@ async function putConfig(engine: Engine, agencyId: string, body: PutConfigBody):
  * so it is closed and the next attempts decide afresh. A worker that changes it
  * at the same moment wins; its view is as fresh.
  */
-async function closeCircuit(engine: Engine, agencyId: string): Promise<void> {
+async function closeAgencyCircuit(engine: Engine, agencyId: string): Promise<void> {
   const circuit = await engine.store.getCircuit(agencyId);
-  if (!circuit || (circuit.status === 'closed' && circuit.consecutiveFailures === 0)) return;
+  if (!circuit) return;
   const { agencyId: _agency, version, ...state } = circuit;
-  await engine.store.saveCircuit(agencyId, version, {
-    ...state,
-    status: 'closed',
-    consecutiveFailures: 0,
-    failingSince: null,
-    openedAt: null,
-    openUntil: null,
-    openings: 0,
-  });
+  const closed = closeCircuit(state);
+  if (closed !== state) await engine.store.saveCircuit(agencyId, version, closed);
 }
 
 async function rotateSecret(engine: Engine, agencyId: string): Promise<RotatedSecret> {
