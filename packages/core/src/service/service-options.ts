@@ -1,0 +1,90 @@
+import type { DeliveryQueue } from '../adapters/queue';
+import type { WebhookStore } from '../adapters/store';
+import type { SecretEncryptionOptions } from '../config/secret-encryption';
+import type { CircuitBreakerOptions } from '../delivery/circuit-breaker';
+import type { RetryOptions } from '../delivery/retry-policy';
+import type { EventCatalogue } from '../events/event-catalogue';
+import type { WebhookHooks } from '../observability/hooks';
+import type { WebhookLogger } from '../observability/logger';
+import type { TransportOptions } from '../transport/transport';
+import type { UrlPolicyOptions } from '../transport/url-policy';
+import type { TestSendLimitOptions } from './test-send-limit';
+
+/** Options of {@link createWebhookService}. */
+export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCatalogue> {
+  /** Where configurations and the delivery log live (`createMemoryStore()`, `createPgStore()`, …). */
+  store: WebhookStore;
+  /** Where due work waits for a worker (`createMemoryQueue()`, `createPgQueue()`, …). */
+  queue: DeliveryQueue;
+  /**
+   * Seals signing secrets at rest (AES-256-GCM under `primaryKeyId`, bound to the agency):
+   * the store holds only `enc:v1:<keyId>:…`. Plaintext secrets from before keep working and
+   * are re-sealed on their next write or by {@link WebhookService.reencryptSecrets}. Give
+   * every process the same keys; see docs/security.md, "Secrets at rest".
+   * @default none: secrets are stored as generated
+   * @example
+   * createWebhookService({ store, queue, secretEncryption: { keys: { k1: process.env.WEBHOOK_KEY_K1! }, primaryKeyId: 'k1' } })
+   */
+  secretEncryption?: SecretEncryptionOptions;
+  /**
+   * Event catalogue: which event types exist and their metadata schemas.
+   * @default createEventCatalogue() — the eight built-in event types
+   */
+  events?: TEvents;
+  /** SSRF rules for webhook URLs, applied at PUT and again at every send. */
+  urlPolicy?: UrlPolicyOptions;
+  /**
+   * Attempts and backoff.
+   * @default { maxAttempts: 5, schedule: [60_000, 600_000, 7_200_000, 43_200_000] } with ±20 % jitter
+   */
+  retry?: RetryOptions;
+  /** HTTP client settings (timeouts, extra CA, pool and socket caps). */
+  transport?: TransportOptions;
+  /**
+   * The per-agency circuit breaker: after `failureThreshold` receiver failures in
+   * a row the agency's due deliveries wait, without spending an attempt or a
+   * worker slot, until one probe attempt finds the receiver answering. Its state
+   * is kept in the store, so every worker process sees it. `false` turns it off.
+   * @default { failureThreshold: 5, openMs: 30_000, maxOpenMs: 600_000 }
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
+  /**
+   * Per-agency limit on {@link WebhookService.sendTest} (a token bucket in this
+   * process); past it `sendTest` throws `RateLimitedError` (HTTP 429 with
+   * `Retry-After` through the router) and sends nothing. `false` turns it off.
+   * @default { max: 10, perMs: 60_000 }
+   */
+  testSendLimit?: TestSendLimitOptions | false;
+  /**
+   * Largest metadata an `emit` may carry, in UTF-8 bytes of its JSON. A larger event is refused with
+   * `PayloadTooLargeError` (`payload_too_large`) and nothing is stored: the payload is re-sent whole on
+   * every attempt, and receivers' frameworks often cap bodies at 1 MiB or less.
+   * @default 262_144 (256 KiB)
+   */
+  maxPayloadBytes?: number;
+  /**
+   * Observability callbacks; none by default. To use several sets (your own and
+   * `createOpenTelemetryHooks()` from `@svc/webhooks-core/otel`), merge them with
+   * {@link combineHooks}.
+   */
+  hooks?: WebhookHooks;
+  /**
+   * Where to log (pino-compatible). Attempts are logged at `debug`, deliveries that
+   * end `failed` at `warn`, worker store or queue failures at `error`; secrets and
+   * bodies never.
+   * @default none: the service is silent
+   * @example
+   * createWebhookService({ store, queue, logger: pino() })
+   */
+  logger?: WebhookLogger;
+  /**
+   * Source of "now" in epoch ms, for tests.
+   * @default Date.now
+   */
+  clock?: () => number;
+  /**
+   * Source of jitter in [0, 1), for tests.
+   * @default Math.random
+   */
+  random?: () => number;
+}
