@@ -1,4 +1,5 @@
 import {
+  combineHooks,
   createMemoryQueue,
   createMemoryStore,
   createWebhookService,
@@ -18,6 +19,10 @@ import {
 } from '@svc/webhooks-express';
 import express, { type Express } from 'express';
 import { createDemoEmitRouter } from './demo-emit';
+import {
+  createEndpointDisabledNotifier,
+  type EndpointDisabledNotifierOptions,
+} from './endpoint-disabled-email';
 import { createStaticAuthenticate, DEFAULT_DEMO_TOKENS, parseStaticTokens } from './static-tokens';
 
 /** Options of {@link createHostApp}. */
@@ -39,6 +44,8 @@ export interface HostAppOptions {
   demoEmit?: boolean;
   /** Where unexpected API errors are logged. @default console.error */
   onError?: (error: unknown) => void;
+  /** E-mail the agency when its endpoint is disabled for failing too long. @default none */
+  endpointDisabledNotifier?: EndpointDisabledNotifierOptions;
 }
 
 /** A host application: the Express app, its webhook service and its worker. */
@@ -62,8 +69,12 @@ export interface HostApp {
  * ```
  */
 export async function createHostApp(options: HostAppOptions = {}): Promise<HostApp> {
+  const notifier = options.endpointDisabledNotifier;
   const service = createWebhookService({
     ...options.service,
+    hooks: notifier
+      ? combineHooks(options.service?.hooks, createEndpointDisabledNotifier(notifier))
+      : options.service?.hooks,
     store: options.store ?? createMemoryStore(),
     queue: options.queue ?? createMemoryQueue(),
   });

@@ -6,6 +6,8 @@
 export type { BackendKind, HostBackend } from './backend';
 export { backendKindFrom, openBackend } from './backend';
 export { createDemoEmitRouter } from './demo-emit';
+export type { EndpointDisabledNotifierOptions, OutgoingEmail, SendEmail } from './endpoint-disabled-email';
+export { composeEndpointDisabledEmail, createEndpointDisabledNotifier } from './endpoint-disabled-email';
 export type { HostApp, HostAppOptions } from './host-app';
 export { createHostApp } from './host-app';
 export type { StaticToken } from './static-tokens';

@@ -21,6 +21,12 @@ const host = await createHostApp({
   queue: backend.queue,
   service: { urlPolicy: { allowHttp, allowPrivateNetworks } },
   demoEmit: true,
+  endpointDisabledNotifier: {
+    // A real host looks the agency's owner up in its own records and hands the e-mail to its mailer.
+    contactFor: async (agencyId) => `owner@${agencyId}.example`,
+    sendEmail: async (email) => console.log(`[e-mail to ${email.to}] ${email.subject}\n${email.text}`),
+    settingsUrl: process.env.WEBHOOKS_SETTINGS_URL ?? `http://localhost:${port}/settings/webhooks`,
+  },
 });
 const server: Server = host.app.listen(port, () => {
   console.log(`webhooks host on http://localhost:${port} (store: ${backend.kind})`);

@@ -15,6 +15,9 @@ export type WebhookErrorCode =
   | 'config_not_found'
   | 'delivery_not_found'
   | 'delivery_not_replayable'
+  | 'recovery_not_found'
+  | 'recovery_in_progress'
+  | 'recovery_not_running'
   | 'schema_not_migrated'
   | 'transactions_unsupported'
   | 'invalid_option'
@@ -125,6 +128,37 @@ export class DeliveryNotReplayableError extends WebhookError {
       'delivery_not_replayable',
       `Delivery "${deliveryId}" is ${status}; only a failed delivery can be replayed.`,
       { details: { deliveryId, status } },
+    );
+  }
+}
+
+/** No recovery with that id belongs to the agency (another agency's id answers the same). */
+export class RecoveryNotFoundError extends WebhookError {
+  constructor(recoveryId: string) {
+    super('recovery_not_found', `Recovery "${recoveryId}" was not found.`, { details: { recoveryId } });
+  }
+}
+
+/** The agency has a running recovery already; one runs at a time per agency. Nothing was started. */
+export class RecoveryInProgressError extends WebhookError {
+  declare readonly details: { recoveryId: string };
+
+  constructor(recoveryId: string) {
+    super(
+      'recovery_in_progress',
+      `Recovery "${recoveryId}" is still running; wait for it to complete or cancel it before starting another.`,
+      { details: { recoveryId } },
+    );
+  }
+}
+
+/** Cancel was asked of a recovery that has completed already. */
+export class RecoveryNotRunningError extends WebhookError {
+  constructor(recoveryId: string, status: string) {
+    super(
+      'recovery_not_running',
+      `Recovery "${recoveryId}" is ${status}; only a running recovery can be cancelled.`,
+      { details: { recoveryId, status } },
     );
   }
 }

@@ -21,8 +21,10 @@ export type {
 } from './adapters/queue';
 export type {
   DeliveryExpectation,
+  DisableConfigInput,
   ListConfigsOptions,
   ListDeliveriesOptions,
+  PurgeDeliveriesOptions,
   SetSigningSecretOptions,
   StoreCapabilities,
   TransactionOptions,
@@ -57,7 +59,17 @@ export type {
   ReplayResult,
 } from './delivery/delivery';
 export { webhookIdOf } from './delivery/delivery';
+export type { AutoDisableOptions, EndpointHealth, EndpointHealthState } from './delivery/endpoint-health';
 export type { WebhookEnvelope } from './delivery/envelope';
+export type {
+  RecoverDeliveriesBody,
+  Recovery,
+  RecoveryDryRun,
+  RecoveryRecord,
+  RecoveryStarted,
+  RecoveryStatus,
+  RecoveryUpdate,
+} from './delivery/recovery';
 export type { RetryOptions } from './delivery/retry-policy';
 export type { InvalidUrlReason, ValidationIssue, WebhookErrorCode } from './errors';
 export {
@@ -68,6 +80,9 @@ export {
   InvalidWebhookUrlError,
   PayloadTooLargeError,
   RateLimitedError,
+  RecoveryInProgressError,
+  RecoveryNotFoundError,
+  RecoveryNotRunningError,
   SchemaNotMigratedError,
   SecretKeyUnavailableError,
   SecretUndecryptableError,
@@ -100,11 +115,15 @@ export { createMemoryStore } from './memory/memory-store';
 export type {
   WebhookAttemptEvent,
   WebhookCircuitEvent,
+  WebhookEndpointDisabledEvent,
+  WebhookEndpointHealthEvent,
   WebhookHooks,
+  WebhookPurgeEvent,
   WorkerErrorStage,
 } from './observability/hooks';
 export { combineHooks } from './observability/hooks';
 export type { WebhookLogger } from './observability/logger';
+export type { RetentionOptions } from './service/retention';
 export type { ReencryptSecretsOptions, ReencryptSecretsResult } from './service/secret-reencryption';
 export type {
   EmitOptions,
@@ -120,5 +139,7 @@ export type { TransportOptions } from './transport/transport';
 export type { HostResolver, ResolvedAddress, UrlPolicyOptions } from './transport/url-policy';
 export { DEFAULT_DENIED_RANGES } from './transport/url-policy';
 export { createRecoverySweep, type RecoverySweep, type RecoverySweepOptions } from './worker/recovery-sweep';
+export type { RecoveryWalkerOptions } from './worker/recovery-walker';
+export type { RetentionPurgeOptions } from './worker/retention-purge';
 export type { WebhookWorker, WorkerOptions } from './worker/worker';
 export { createWorker } from './worker/worker';

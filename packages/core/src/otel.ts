@@ -50,6 +50,13 @@ export const OTEL_NAMES = {
   pending: 'webhook.deliveries.pending',
   /** Gauge of attempts in flight in a worker (see {@link observeWorker}). */
   inFlight: 'webhook.worker.in_flight',
+  /**
+   * Counter of endpoint health changes, by `webhook.health.state` (the new state:
+   * `healthy`, `failing`, `disabled`) and `webhook.health.previous`.
+   */
+  endpointHealthChanges: 'webhook.endpoint.health_changes',
+  /** Counter of configurations disabled automatically, by `webhook.disabled_reason`. */
+  endpointsDisabled: 'webhook.endpoint.disabled',
 } as const;
 
 /** Options of {@link createOpenTelemetryHooks}. */
@@ -169,6 +176,14 @@ export function createOpenTelemetryHooks(options: OpenTelemetryHooksOptions = {}
     description: 'Deliveries that reached success or failed',
     unit: '{delivery}',
   });
+  const healthChanges = meter.createCounter(OTEL_NAMES.endpointHealthChanges, {
+    description: 'Agencies whose endpoint health moved between healthy, failing and disabled',
+    unit: '{change}',
+  });
+  const disabled = meter.createCounter(OTEL_NAMES.endpointsDisabled, {
+    description: 'Configurations disabled because every attempt failed for too long',
+    unit: '{configuration}',
+  });
   if (options.countPending) observePending(meter, options.countPending);
   return {
     onAttempt(event) {
@@ -182,6 +197,10 @@ export function createOpenTelemetryHooks(options: OpenTelemetryHooksOptions = {}
     },
     onDelivered: () => completed.add(1, { 'webhook.status': 'success' }),
     onFailed: () => completed.add(1, { 'webhook.status': 'failed' }),
+    // Agency ids stay off metrics (unbounded series): the logger and the hook carry them.
+    onEndpointHealthChange: ({ previous, current }) =>
+      healthChanges.add(1, { 'webhook.health.state': current, 'webhook.health.previous': previous }),
+    onEndpointDisabled: ({ reason }) => disabled.add(1, { 'webhook.disabled_reason': reason }),
   };
 }
 

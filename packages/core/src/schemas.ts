@@ -27,7 +27,15 @@ export {
   listDeliveriesQuerySchema,
   replayResultSchema,
 } from './delivery/delivery';
+export { endpointHealthSchema, endpointHealthStateSchema } from './delivery/endpoint-health';
 export { webhookEnvelopeSchema } from './delivery/envelope';
+export {
+  recoverDeliveriesBodySchema,
+  recoveryDryRunSchema,
+  recoverySchema,
+  recoveryStartedSchema,
+  recoveryStatusSchema,
+} from './delivery/recovery';
 export {
   fulfilmentRatingSchema,
   jobCancelledMetadataSchema,

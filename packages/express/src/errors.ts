@@ -41,11 +41,18 @@ export const apiErrorCodes = {
   not_found: { status: 404, summary: 'No endpoint has this path.' },
   config_not_found: { status: 404, summary: 'The agency has no webhook configuration yet.' },
   delivery_not_found: { status: 404, summary: 'The agency has no delivery with this id.' },
+  recovery_not_found: { status: 404, summary: 'The agency has no bulk recovery with this id.' },
   method_not_allowed: {
     status: 405,
     summary: 'The path exists but not with this method; see the `Allow` header.',
   },
   delivery_not_replayable: { status: 409, summary: 'Only a `failed` delivery can be replayed.' },
+  recovery_in_progress: {
+    status: 409,
+    summary:
+      'The agency has a running bulk recovery; wait for it or cancel it first. `details.recoveryId` names it.',
+  },
+  recovery_not_running: { status: 409, summary: 'Only a running bulk recovery can be cancelled.' },
   payload_too_large: { status: 413, summary: 'The request body is larger than the router’s `bodyLimit`.' },
   unsupported_media_type: {
     status: 415,

@@ -137,8 +137,15 @@ function refuse(option: keyof WebhooksRouterOptions, message: string): never {
 
 function routesByPath(routes: readonly ApiRoute[]): Map<string, ApiRoute[]> {
   const byPath = new Map<string, ApiRoute[]>();
-  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  // Paths with fewer parameters first: `/deliveries/recover` must be matched before `/deliveries/:id`
+  // takes it (and answers 405 for a POST). The sort is stable, so the list's order holds otherwise.
+  const ordered = [...routes].sort((a, b) => parameterCount(a.path) - parameterCount(b.path));
+  for (const route of ordered) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
   return byPath;
+}
+
+function parameterCount(path: string): number {
+  return path.split('/').filter((segment) => segment.startsWith(':')).length;
 }
 
 function serve(definition: ApiRoute, service: WebhookService): RequestHandler {

@@ -1,10 +1,21 @@
-import type { PutConfigBody, SendTestBody, WebhookConfig, WebhookService } from '@svc/webhooks-core';
+import type {
+  PutConfigBody,
+  RecoverDeliveriesBody,
+  SendTestBody,
+  WebhookConfig,
+  WebhookService,
+} from '@svc/webhooks-core';
 import {
   attemptListSchema,
   deliveryDetailSchema,
   deliveryListSchema,
+  endpointHealthSchema,
   listDeliveriesQuerySchema,
   putConfigBodySchema,
+  recoverDeliveriesBodySchema,
+  recoveryDryRunSchema,
+  recoverySchema,
+  recoveryStartedSchema,
   replayResultSchema,
   rotatedSecretSchema,
   sendTestBodySchema,
@@ -239,6 +250,77 @@ const listDeliveryAttempts: ApiRoute = {
   },
 };
 
+const recoverDeliveries: ApiRoute = {
+  method: 'post',
+  path: '/deliveries/recover',
+  operationId: 'recoverWebhookDeliveries',
+  summary: 'Replay the failed deliveries of a time window',
+  description:
+    'Bulk recovery: gives every `failed` delivery created from `since` (inclusive) to `until` (exclusive; default now), of `eventTypes` when given, one more attempt, each as a replay does. With `dryRun: true`, only counts them (200). Otherwise stores the recovery and answers 202 with its id; workers replay its deliveries in pages, within the agency’s in-flight limit, and resume it after a crash. Follow it with `GET /recoveries/{id}`. One recovery runs at a time per agency (409 `recovery_in_progress`).',
+  body: recoverDeliveriesBodySchema,
+  responses: [
+    {
+      status: 202,
+      description: 'Started; follow it with `GET /recoveries/{id}`.',
+      schema: recoveryStartedSchema,
+    },
+    {
+      status: 200,
+      description: 'Dry run: how many failed deliveries match now.',
+      schema: recoveryDryRunSchema,
+    },
+  ],
+  errors: ['validation_failed', 'recovery_in_progress', ...BODY_ERROR_CODES],
+  async handle(service, agencyId, req) {
+    const result = await service.recoverDeliveries(agencyId, req.body as RecoverDeliveriesBody);
+    return { status: 'recoveryId' in result ? 202 : 200, body: result };
+  },
+};
+
+const getRecovery: ApiRoute = {
+  method: 'get',
+  path: '/recoveries/:id',
+  operationId: 'getWebhookRecovery',
+  summary: 'Read a bulk recovery’s progress',
+  description:
+    'A bulk recovery: `running`, `completed` or `cancelled`, how many failed deliveries it matched when it started and how many it has replayed. Another agency’s recovery id answers 404, like an unknown one.',
+  responses: [{ status: 200, description: 'The recovery.', schema: recoverySchema }],
+  parameterDescriptions: { id: 'Recovery identifier (`recoveryId` of the start answer).' },
+  errors: ['recovery_not_found'],
+  async handle(service, agencyId, req) {
+    return { status: 200, body: await service.getRecovery(agencyId, idParam(req)) };
+  },
+};
+
+const cancelRecovery: ApiRoute = {
+  method: 'post',
+  path: '/recoveries/:id/cancel',
+  operationId: 'cancelWebhookRecovery',
+  summary: 'Cancel a running bulk recovery',
+  description:
+    'Stops a running recovery: no further deliveries are replayed (the page a worker is replaying finishes); replays made already stay queued. Cancelling a cancelled recovery answers it unchanged; a completed one answers 409 `recovery_not_running`.',
+  responses: [{ status: 200, description: 'The recovery, cancelled.', schema: recoverySchema }],
+  parameterDescriptions: { id: 'Recovery identifier.' },
+  errors: ['recovery_not_found', 'recovery_not_running'],
+  async handle(service, agencyId, req) {
+    return { status: 200, body: await service.cancelRecovery(agencyId, idParam(req)) };
+  },
+};
+
+const getEndpointHealth: ApiRoute = {
+  method: 'get',
+  path: '/config/health',
+  operationId: 'getWebhookEndpointHealth',
+  summary: 'Read the endpoint’s health',
+  description:
+    'Whether deliveries to the configured URL get through: `healthy`, `failing` (every attempt since `failingSince` went without a 2xx: a timeout, a connection, DNS or TLS error, any other status, or a URL the policy refused) or `disabled`. A configuration whose attempts all failed for the service’s `autoDisable.afterMs` (5 days by default) is disabled with `disabledReason: auto_disabled_failing`; a PUT of the configuration with `enabled: true` enables it again and clears its health.',
+  responses: [{ status: 200, description: 'The endpoint’s health.', schema: endpointHealthSchema }],
+  errors: ['config_not_found'],
+  async handle(service, agencyId) {
+    return { status: 200, body: await service.getEndpointHealth(agencyId) };
+  },
+};
+
 /** The spec's seven endpoints, in its order, then the operations API's (design §5.3). */
 export const apiRoutes: readonly ApiRoute[] = [
   putConfig,
@@ -249,4 +331,8 @@ export const apiRoutes: readonly ApiRoute[] = [
   getDelivery,
   replayDelivery,
   listDeliveryAttempts,
+  recoverDeliveries,
+  getRecovery,
+  cancelRecovery,
+  getEndpointHealth,
 ];

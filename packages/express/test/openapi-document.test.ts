@@ -72,6 +72,10 @@ describe('openApiDocument', () => {
         'get /v1/agency/webhooks/deliveries/{id}',
         'post /v1/agency/webhooks/deliveries/{id}/replay',
         'get /v1/agency/webhooks/deliveries/{id}/attempts',
+        'get /v1/agency/webhooks/config/health',
+        'post /v1/agency/webhooks/deliveries/recover',
+        'get /v1/agency/webhooks/recoveries/{id}',
+        'post /v1/agency/webhooks/recoveries/{id}/cancel',
       ].sort(),
     );
   });
@@ -99,7 +103,12 @@ describe('openApiDocument', () => {
         'DeliveryDetail',
         'DeliveryList',
         'DeliverySummary',
+        'EndpointHealth',
         'PutConfigBody',
+        'RecoverDeliveriesBody',
+        'Recovery',
+        'RecoveryDryRun',
+        'RecoveryStarted',
         'ReplayResult',
         'RotatedSecret',
         'SendTestBody',

@@ -30,10 +30,10 @@ export function createDocumentValidator(document: OpenApiDocument): (response: R
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema(document as object, DOCUMENT_ID);
   const compiled = new Map<string, ValidateFunction>();
-  const templates = Object.keys(document.paths).map((template) => ({
-    template,
-    regex: templateRegex(template),
-  }));
+  // Literal paths before templated ones, as the router matches: `/deliveries/recover` is not `/deliveries/{id}`.
+  const templates = Object.keys(document.paths)
+    .map((template) => ({ template, regex: templateRegex(template) }))
+    .sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
 
   const schemaRefFor = (response: RecordedResponse): string | string[] => {
     const match = templates.find(({ regex }) => regex.test(response.path));

@@ -139,6 +139,8 @@ describePg('migrate({ pool, schema })', () => {
         openedAt: BASE_TIME,
         openUntil: BASE_TIME + 30_000,
         openings: 1,
+        unsuccessfulAttempts: 5,
+        unsuccessfulSince: BASE_TIME - 60_000,
       });
       expect(circuit?.version).toBe(1);
       expect(await store.getCircuit('agency-a')).toEqual(circuit);

@@ -63,7 +63,7 @@ export async function dropSchema(pool: pg.Pool, schema: string): Promise<void> {
 /** Empties the tables of a schema between tests (much faster than a new schema). */
 export async function truncateSchema(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(
-    `TRUNCATE "${schema}".webhook_attempts, "${schema}".webhook_deliveries, "${schema}".webhook_configs, "${schema}".webhook_circuits`,
+    `TRUNCATE "${schema}".webhook_attempts, "${schema}".webhook_deliveries, "${schema}".webhook_configs, "${schema}".webhook_circuits, "${schema}".webhook_recoveries`,
   );
 }
 

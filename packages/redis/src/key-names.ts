@@ -54,8 +54,15 @@ export interface RedisStoreKeyNames {
   base: string;
   /** ZSET deliveryId → nextRetryAt of every pending delivery. */
   pending: string;
-  /** ZSET deliveryId → createdAt of every finished (success or failed) delivery. */
+  /**
+   * ZSET deliveryId → createdAt of finished deliveries written by releases before
+   * the per-status sets; nothing is added any more, and every purge drains it.
+   */
   finished: string;
+  /** ZSET deliveryId → createdAt of every `success` delivery: what a purge of successes reads. */
+  finishedSuccess: string;
+  /** ZSET deliveryId → createdAt of every `failed` delivery: what a purge of failures reads. */
+  finishedFailed: string;
   /** Pub/sub channel announcing configuration changes (the agency id), for linked stores' caches. */
   configChannel: string;
   /** ZSET (all scores 0, ordered by agency id) of every agency with a configuration: what `listConfigs` pages through. */
@@ -101,6 +108,8 @@ export function buildStoreKeyNames(prefix: string): RedisStoreKeyNames {
     base,
     pending: `${base}pending`,
     finished: `${base}finished`,
+    finishedSuccess: `${base}finished:success`,
+    finishedFailed: `${base}finished:failed`,
     configChannel: `${base}config`,
     configs: `${base}configs`,
     configsIndexed: `${base}configs-indexed`,
@@ -144,4 +153,19 @@ export function typeIndexKey(base: string, agencyId: string): string {
 /** ZSET like {@link typeIndexKey}, by entity id: `<byte length>:<entityId>:<deliveryId>` (none without an entity). */
 export function entityIndexKey(base: string, agencyId: string): string {
   return `${base}ix-entity:${agencyId}`;
+}
+
+/** HASH of one bulk recovery (see `WebhookStore.createRecovery`). */
+export function recoveryKey(base: string, recoveryId: string): string {
+  return `${base}rc:${recoveryId}`;
+}
+
+/** STRING: the id of the agency's running recovery, while it has one. */
+export function runningRecoveryKey(base: string, agencyId: string): string {
+  return `${base}rc-agency:${agencyId}`;
+}
+
+/** ZSET recoveryId → createdAt of every running recovery: what workers look through. */
+export function runningRecoveriesKey(base: string): string {
+  return `${base}rc-running`;
 }

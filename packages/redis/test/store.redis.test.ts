@@ -38,6 +38,8 @@ const CLOSED: CircuitState = {
   openedAt: null,
   openUntil: null,
   openings: 0,
+  unsuccessfulAttempts: 0,
+  unsuccessfulSince: null,
 };
 
 const ids = (records: readonly DeliveryRecord[]) => records.map((record) => record.id);
@@ -94,6 +96,8 @@ describeRedis('Redis store: backend-specific behaviour', () => {
       consecutiveFailures: 5,
       openedAt: T0,
       openUntil: T0 + 30_000,
+      unsuccessfulAttempts: 7,
+      unsuccessfulSince: T0 - 60_000,
     };
     const saved = await store.saveCircuit('agency-a', null, { ...open, extra: 'not stored' } as CircuitState);
     expect(saved).toEqual({ ...open, agencyId: 'agency-a', version: 1 });
@@ -107,6 +111,8 @@ describeRedis('Redis store: backend-specific behaviour', () => {
       openedAt: String(T0),
       openUntil: String(T0 + 30_000),
       openings: '0',
+      unsuccessfulAttempts: '7',
+      unsuccessfulSince: String(T0 - 60_000),
     });
     const other = createRedisStore({ redis: REDIS_URL, prefix });
     try {

@@ -2,6 +2,7 @@ import type { WebhookConfigRecord } from '../config/config';
 import type { AttemptRecord } from '../delivery/attempt-record';
 import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryStatus, DeliveryUpdate } from '../delivery/delivery';
+import type { RecoveryRecord, RecoveryUpdate } from '../delivery/recovery';
 import { WebhookError } from '../errors';
 
 /**
@@ -39,6 +40,19 @@ export interface SetSigningSecretOptions {
    * landed in between.
    */
   expectedSigningSecret?: string;
+}
+
+/** What {@link WebhookStore.disableConfig} writes, and its precondition. */
+export interface DisableConfigInput {
+  /** Stored as `disabledReason`, such as `auto_disabled_failing`. */
+  reason: string;
+  /** Epoch ms; becomes `disabledAt` and `updatedAt`. */
+  now: number;
+  /**
+   * Compare-and-set: disable only while the stored `updatedAt` still equals this
+   * (the value the caller read), so a PUT that landed in between wins.
+   */
+  expectedUpdatedAt: number;
 }
 
 /** Page request of {@link WebhookStore.listConfigs}. */
@@ -83,6 +97,20 @@ export interface DeliveryExpectation {
   status: DeliveryStatus;
 }
 
+/** What {@link WebhookStore.purgeDeliveries} deletes. */
+export interface PurgeDeliveriesOptions {
+  /** Only deliveries with `createdAt` strictly before this time (epoch ms). */
+  olderThan: number;
+  /** Most deliveries one call deletes (≥ 1): callers drain a backlog in several calls. */
+  limit: number;
+  /**
+   * Only finished deliveries with this status; absent, both `success` and `failed`.
+   * A store keeps each status apart, so a purge of one never walks the other's
+   * records (which a longer retention may keep for months).
+   */
+  status?: 'success' | 'failed';
+}
+
 /** Optional behaviours, declared rather than guessed from which methods exist. */
 export interface StoreCapabilities {
   /** `insertDelivery` honours `options.transaction`. */
@@ -113,7 +141,8 @@ export interface WebhookStore {
    * Creates the agency's configuration (with `newId` and `newSigningSecret`) or,
    * when one exists, updates its URL, enabled flag and subscriptions. Atomic: two
    * concurrent first PUTs yield one configuration, one `created: true`.
-   * An update never changes `id`, `signingSecret` or `createdAt`.
+   * An update never changes `id`, `signingSecret` or `createdAt`, and clears
+   * `disabledAt` and `disabledReason` (null on create too).
    */
   upsertConfig(input: UpsertConfigInput): Promise<{ config: WebhookConfigRecord; created: boolean }>;
 
@@ -138,6 +167,16 @@ export interface WebhookStore {
    * deleted during the walk may or may not be seen.
    */
   listConfigs(options: ListConfigsOptions): Promise<WebhookConfigRecord[]>;
+
+  /**
+   * Compare-and-set: sets `enabled: false`, `disabledAt` and `updatedAt` to
+   * `input.now` and `disabledReason` to `input.reason`, only while the stored
+   * configuration is enabled and its `updatedAt` equals `input.expectedUpdatedAt`;
+   * returns the updated configuration, or null (changing nothing) when it is
+   * missing, already disabled or was written since. Of concurrent calls, one wins.
+   * Nothing else changes; the next `upsertConfig` clears `disabledAt` and `disabledReason`.
+   */
+  disableConfig(agencyId: string, input: DisableConfigInput): Promise<WebhookConfigRecord | null>;
 
   /** Deletes the agency's configuration; false when there was none. Deliveries are kept. */
   deleteConfig(agencyId: string): Promise<boolean>;
@@ -197,11 +236,13 @@ export interface WebhookStore {
   listDuePending(dueBefore: number, limit: number): Promise<DeliveryRecord[]>;
 
   /**
-   * Deletes up to `limit` finished (`success` or `failed`) deliveries created before
-   * `olderThan`, with their attempt histories; never a pending one. Returns how
-   * many were deleted. Present when `capabilities.purge` is true.
+   * Deletes up to `limit` finished (`success` or `failed`, or only `status`) deliveries
+   * created before `olderThan`, with their attempt histories; never a pending one.
+   * Returns how many were deleted: fewer than `limit` means none is left. Safe to
+   * run from many workers at once (each record is deleted by one of them). Present
+   * when `capabilities.purge` is true.
    */
-  purgeDeliveries?(options: { olderThan: number; limit: number }): Promise<number>;
+  purgeDeliveries?(options: PurgeDeliveriesOptions): Promise<number>;
 
   /** The agency's circuit breaker, or null when it has never been written. */
   getCircuit(agencyId: string): Promise<CircuitRecord | null>;
@@ -218,6 +259,31 @@ export interface WebhookStore {
     expectedVersion: number | null,
     state: CircuitState,
   ): Promise<CircuitRecord | null>;
+
+  /**
+   * Stores a new bulk recovery unless the agency has one `running` already, atomically:
+   * of concurrent creates for one agency, one is stored. Returns the record stored with
+   * `created: true`, or the agency's running recovery with `created: false` (nothing written).
+   */
+  createRecovery(record: RecoveryRecord): Promise<{ recovery: RecoveryRecord; created: boolean }>;
+
+  /** The recovery with this id (of any agency), or null. */
+  getRecovery(recoveryId: string): Promise<RecoveryRecord | null>;
+
+  /**
+   * Compare-and-set: applies `update` only while the stored version still equals
+   * `expectedVersion`, and returns the record written (version one higher); null when
+   * the precondition failed or the recovery does not exist. A recovery that leaves
+   * `running` no longer counts as the agency's running one.
+   */
+  updateRecovery(
+    recoveryId: string,
+    expectedVersion: number,
+    update: RecoveryUpdate,
+  ): Promise<RecoveryRecord | null>;
+
+  /** Up to `limit` recoveries with status `running`, of every agency, oldest created first. */
+  listRunningRecoveries(limit: number): Promise<RecoveryRecord[]>;
 
   /** Releases connections the store opened itself (not injected ones). Idempotent. */
   close?(): Promise<void>;

@@ -69,4 +69,8 @@ export interface WebhookConfigRecord {
   createdAt: number;
   /** Epoch ms. */
   updatedAt: number;
+  /** When the service disabled it (epoch ms; see {@link WebhookStore.disableConfig}); null otherwise, and after every upsert. */
+  disabledAt: number | null;
+  /** Why the service disabled it (`auto_disabled_failing`); null otherwise, and after every upsert. */
+  disabledReason: string | null;
 }

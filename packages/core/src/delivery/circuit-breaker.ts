@@ -28,8 +28,13 @@ export interface CircuitState {
   consecutiveFailures: number;
   /** When the current run of failures began; null while answers come. */
   failingSince: number | null;
+  /** When an attempt last went without a 2xx (kept for endpoint health; the breaker only writes it). */
   lastFailureAt: number | null;
-  /** The answer that last ended a run of failures (healthy agencies are not written on every success). */
+  /**
+   * When a 2xx last ended a run of attempts without one (healthy agencies are not
+   * written on every success). The breaker alone stamps any answer that closes it;
+   * the worker keeps it to 2xx (see endpoint-health.ts).
+   */
   lastSuccessAt: number | null;
   /** When the breaker last opened; null while closed. */
   openedAt: number | null;
@@ -40,6 +45,13 @@ export interface CircuitState {
   openUntil: number | null;
   /** Times it opened since the last answer: the exponent of the open period's backoff. */
   openings: number;
+  /**
+   * Endpoint health (delivery/endpoint-health.ts): attempts in a row without a 2xx,
+   * whatever went wrong (a 4xx and a URL-policy refusal too); 0 after a 2xx.
+   */
+  unsuccessfulAttempts: number;
+  /** When the current run of attempts without a 2xx began; null after a 2xx. */
+  unsuccessfulSince: number | null;
 }
 
 /** A stored {@link CircuitState} with the version its compare-and-set checks. */
@@ -92,6 +104,8 @@ export const CLOSED_CIRCUIT: CircuitState = Object.freeze({
   openedAt: null,
   openUntil: null,
   openings: 0,
+  unsuccessfulAttempts: 0,
+  unsuccessfulSince: null,
 });
 
 /** Validates the option; `false` turns the breaker off (null). */
@@ -227,6 +241,8 @@ export function circuitChanged(before: CircuitState, after: CircuitState): boole
       before.lastSuccessAt !== after.lastSuccessAt ||
       before.openedAt !== after.openedAt ||
       before.openUntil !== after.openUntil ||
-      before.openings !== after.openings)
+      before.openings !== after.openings ||
+      before.unsuccessfulAttempts !== after.unsuccessfulAttempts ||
+      before.unsuccessfulSince !== after.unsuccessfulSince)
   );
 }

@@ -1,7 +1,9 @@
 import type {
   DeliveryExpectation,
+  DisableConfigInput,
   ListConfigsOptions,
   ListDeliveriesOptions,
+  PurgeDeliveriesOptions,
   SetSigningSecretOptions,
   StoreCapabilities,
   TransactionOptions,
@@ -13,9 +15,12 @@ import type { WebhookConfigRecord } from '../config/config';
 import type { AttemptRecord } from '../delivery/attempt-record';
 import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
+import type { RecoveryRecord, RecoveryUpdate } from '../delivery/recovery';
 import { WebhookError } from '../errors';
 import { appendAttempt, readAttempts } from './attempt-log';
+import { FinishedIndex, type FinishedStatus } from './finished-index';
 import { matchesListFilters } from './list-filter';
+import { MemoryRecoveryTable } from './recovery-table';
 import { applyUpdate, copyDelivery, type StoredDelivery, storedCopy } from './stored-delivery';
 
 /**
@@ -41,7 +46,9 @@ interface AgencyDeliveries {
  * @remarks Lists walk the agency's own index from the cursor backwards; filters
  * (status, event type, entity, creation window) skip non-matching records on that
  * walk (writes stay cheap because a status change moves nothing). `listDuePending` looks only at pending records.
- * A delivery's attempt history lives on its stored record, so a purge drops both.
+ * A purge takes the oldest finished records of each status from a per-status heap
+ * (memory/finished-index.ts), never walking pending or younger ones. A delivery's
+ * attempt history lives on its stored record, so a purge drops both.
  * Passing `options.transaction` throws a `WebhookError` with code
  * `transactions_unsupported`.
  *
@@ -67,6 +74,9 @@ class MemoryWebhookStore implements WebhookStore {
    */
   readonly #pending: StoredDelivery[] = [];
   readonly #circuits = new Map<string, CircuitRecord>();
+  /** Finished deliveries per status, oldest first: all a purge looks at. */
+  readonly #finished = new FinishedIndex();
+  readonly #recoveries = new MemoryRecoveryTable();
 
   async getConfig(agencyId: string): Promise<WebhookConfigRecord | null> {
     const config = this.#configs.get(agencyId);
@@ -82,6 +92,8 @@ class MemoryWebhookStore implements WebhookStore {
           enabled: input.enabled,
           subscribedEventTypes: [...input.subscribedEventTypes],
           updatedAt: input.now,
+          disabledAt: null,
+          disabledReason: null,
         }
       : {
           id: input.newId,
@@ -92,6 +104,8 @@ class MemoryWebhookStore implements WebhookStore {
           subscribedEventTypes: [...input.subscribedEventTypes],
           createdAt: input.now,
           updatedAt: input.now,
+          disabledAt: null,
+          disabledReason: null,
         };
     this.#configs.set(input.agencyId, config);
     return { config: copyConfig(config), created: existing === undefined };
@@ -108,6 +122,20 @@ class MemoryWebhookStore implements WebhookStore {
     const expected = options?.expectedSigningSecret;
     if (expected !== undefined && existing.signingSecret !== expected) return null;
     const config = { ...existing, signingSecret, updatedAt: now };
+    this.#configs.set(agencyId, config);
+    return copyConfig(config);
+  }
+
+  async disableConfig(agencyId: string, input: DisableConfigInput): Promise<WebhookConfigRecord | null> {
+    const existing = this.#configs.get(agencyId);
+    if (!existing?.enabled || existing.updatedAt !== input.expectedUpdatedAt) return null;
+    const config: WebhookConfigRecord = {
+      ...existing,
+      enabled: false,
+      disabledAt: input.now,
+      disabledReason: input.reason,
+      updatedAt: input.now,
+    };
     this.#configs.set(agencyId, config);
     return copyConfig(config);
   }
@@ -142,6 +170,26 @@ class MemoryWebhookStore implements WebhookStore {
     return { ...saved };
   }
 
+  async createRecovery(record: RecoveryRecord): Promise<{ recovery: RecoveryRecord; created: boolean }> {
+    return this.#recoveries.create(record);
+  }
+
+  async getRecovery(recoveryId: string): Promise<RecoveryRecord | null> {
+    return this.#recoveries.get(recoveryId);
+  }
+
+  async updateRecovery(
+    recoveryId: string,
+    expectedVersion: number,
+    update: RecoveryUpdate,
+  ): Promise<RecoveryRecord | null> {
+    return this.#recoveries.update(recoveryId, expectedVersion, update);
+  }
+
+  async listRunningRecoveries(limit: number): Promise<RecoveryRecord[]> {
+    return this.#recoveries.listRunning(limit);
+  }
+
   async insertDelivery(
     record: DeliveryRecord,
     options?: TransactionOptions,
@@ -160,6 +208,7 @@ class MemoryWebhookStore implements WebhookStore {
     const stored = storedCopy(record);
     this.#deliveries.set(stored.id, stored);
     this.#trackPending(stored);
+    this.#finished.track(stored);
     const index = agency ?? this.#newAgencyIndex(stored.agencyId);
     index.byEvent.set(stored.eventId, stored.id);
     insertSorted(index.ids, stored.id);
@@ -199,6 +248,7 @@ class MemoryWebhookStore implements WebhookStore {
     // The same synchronous step as the compare-and-set: appended exactly when it won.
     if (update.recordedAttempt) appendAttempt(current, update.recordedAttempt);
     this.#trackPending(current);
+    this.#finished.track(current);
     return copyDelivery(current);
   }
 
@@ -215,22 +265,23 @@ class MemoryWebhookStore implements WebhookStore {
     return due.slice(0, Math.max(0, limit)).map(copyDelivery);
   }
 
-  async purgeDeliveries(options: { olderThan: number; limit: number }): Promise<number> {
+  async purgeDeliveries(options: PurgeDeliveriesOptions): Promise<number> {
     const removedByAgency = new Map<string, Set<string>>();
-    let removed = 0;
-    for (const record of this.#deliveries.values()) {
-      if (removed >= options.limit) break;
-      if (record.status === 'pending' || record.createdAt >= options.olderThan) continue;
+    const statuses: FinishedStatus[] = options.status ? [options.status] : ['success', 'failed'];
+    const taken: StoredDelivery[] = [];
+    for (const status of statuses) {
+      taken.push(...this.#finished.take(status, options.olderThan, options.limit - taken.length));
+    }
+    for (const record of taken) {
       this.#deliveries.delete(record.id);
       this.#dropEvent(record);
       const ids = removedByAgency.get(record.agencyId) ?? new Set<string>();
       removedByAgency.set(record.agencyId, ids.add(record.id));
-      removed++;
     }
     // One filter pass per agency rather than a splice per record: a purge of many
     // records would otherwise be quadratic in the agency's history.
     for (const [agencyId, ids] of removedByAgency) this.#dropIds(agencyId, ids);
-    return removed;
+    return taken.length;
   }
 
   #newAgencyIndex(agencyId: string): AgencyDeliveries {
@@ -286,6 +337,8 @@ function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {
     subscribedEventTypes: config.subscribedEventTypes.slice(),
     createdAt: config.createdAt,
     updatedAt: config.updatedAt,
+    disabledAt: config.disabledAt,
+    disabledReason: config.disabledReason,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
 import type { AttemptLog } from './attempt-log';
 import { clonePayload } from './clone-payload';
+import type { HeapSlot } from './indexed-heap';
 
 /*
  * How the memory store holds a delivery: a detached copy of the record that no
@@ -9,9 +10,10 @@ import { clonePayload } from './clone-payload';
 
 /**
  * A stored delivery: a detached copy of the record, its slot in the pending list
- * (-1 when not pending) and its attempt history.
+ * (-1 when not pending), its slot in the finished index (`heapIndex`, -1 while
+ * pending) and its attempt history.
  */
-export interface StoredDelivery extends DeliveryRecord, AttemptLog {
+export interface StoredDelivery extends DeliveryRecord, AttemptLog, HeapSlot {
   pendingSlot: number;
 }
 
@@ -87,6 +89,7 @@ export function storedCopy(record: DeliveryRecord): StoredDelivery {
     lastResponseExcerpt: record.lastResponseExcerpt,
     nextAttemptTrigger: record.nextAttemptTrigger,
     pendingSlot: -1,
+    heapIndex: -1,
     attempts: null,
   };
 }

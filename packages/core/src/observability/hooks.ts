@@ -1,9 +1,22 @@
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import type { CircuitRecord, CircuitStatus } from '../delivery/circuit-breaker';
 import type { DeliveryRecord } from '../delivery/delivery';
+import type { EndpointHealth, EndpointHealthState } from '../delivery/endpoint-health';
 
 /** What the worker was doing when an unexpected error (a store or queue failure) happened. */
-export type WorkerErrorStage = 'claim' | 'attempt' | 'renew' | 'sweep' | 'circuit';
+export type WorkerErrorStage = 'claim' | 'attempt' | 'renew' | 'sweep' | 'circuit' | 'retention' | 'recovery';
+
+/** What {@link WebhookHooks.onPurge} receives: one worker's retention round. */
+export interface WebhookPurgeEvent {
+  /** `success` deliveries (with their attempts) this round deleted. */
+  success: number;
+  /** `failed` deliveries (with their attempts) this round deleted. */
+  failed: number;
+  /** Store calls it took, each deleting at most the worker's `retentionPurge.batchSize`. */
+  batches: number;
+  /** Wall time of the round in ms, pauses between batches included. */
+  durationMs: number;
+}
 
 /** What {@link WebhookHooks.onCircuitChange} receives. */
 export interface WebhookCircuitEvent {
@@ -11,6 +24,32 @@ export interface WebhookCircuitEvent {
   circuit: CircuitRecord;
   /** Its status before. */
   previous: CircuitStatus;
+}
+
+/** What {@link WebhookHooks.onEndpointHealthChange} receives. */
+export interface WebhookEndpointHealthEvent {
+  agencyId: string;
+  /** The state before the change. */
+  previous: EndpointHealthState;
+  /** The state now (`health.state`). */
+  current: EndpointHealthState;
+  /**
+   * The health as the process that changed it wrote it. `lastSuccessAt` is the
+   * record's alone here (not filled from the delivery log as `getEndpointHealth` does).
+   */
+  health: EndpointHealth;
+}
+
+/** What {@link WebhookHooks.onEndpointDisabled} receives. Times are epoch ms. */
+export interface WebhookEndpointDisabledEvent {
+  agencyId: string;
+  /** The stored `disabledReason`: `auto_disabled_failing`. */
+  reason: string;
+  /** Where deliveries were going: tell the agency which endpoint to fix. */
+  webhookUrl: string;
+  /** When the run of attempts without a 2xx began. */
+  failingSince: number | null;
+  disabledAt: number;
 }
 
 /** What {@link WebhookHooks.onAttempt} receives. Every time is epoch ms. */
@@ -44,6 +83,23 @@ export interface WebhookHooks {
    * reported by the worker that changed it.
    */
   onCircuitChange?(event: WebhookCircuitEvent): void;
+  /**
+   * An agency's endpoint health moved between `healthy`, `failing` and `disabled`,
+   * reported once, by the process that wrote the change (a worker recording an
+   * attempt or disabling the configuration, or `putConfig`).
+   */
+  onEndpointHealthChange?(event: WebhookEndpointHealthEvent): void;
+  /**
+   * The service disabled an agency's configuration because every attempt failed
+   * for `autoDisable.afterMs`: the place to tell the agency (e-mail, in-app notice).
+   * Called once per disable, by the worker whose compare-and-set won.
+   */
+  onEndpointDisabled?(event: WebhookEndpointDisabledEvent): void;
+  /**
+   * A worker's retention round deleted old finished deliveries (rounds that found
+   * nothing to delete are not reported). With several workers, each reports its own share.
+   */
+  onPurge?(event: WebhookPurgeEvent): void;
   /** A store or queue call failed inside the worker; the affected work is retried after its lease expires. */
   onError?(error: unknown, context: { stage: WorkerErrorStage; deliveryId?: string }): void;
 }
@@ -85,6 +141,15 @@ export function combineHooks(...sets: ReadonlyArray<WebhookHooks | undefined>): 
     },
     onCircuitChange: (event) => {
       for (const set of present) callHook(set.onCircuitChange, event);
+    },
+    onEndpointHealthChange: (event) => {
+      for (const set of present) callHook(set.onEndpointHealthChange, event);
+    },
+    onEndpointDisabled: (event) => {
+      for (const set of present) callHook(set.onEndpointDisabled, event);
+    },
+    onPurge: (event) => {
+      for (const set of present) callHook(set.onPurge, event);
     },
     onError: (error, context) => {
       for (const set of present) callHook(set.onError, error, context);

@@ -7,7 +7,9 @@ import type { WebhookAttemptEvent, WebhookHooks, WorkerErrorStage } from './hook
  *
  * @remarks What is logged, and at which level: every recorded attempt at
  * `debug`, every delivery that ends `failed` at `warn`, every store or queue
- * failure inside a worker at `error`. Fields are ids, event type, attempt number,
+ * failure inside a worker at `error`; an endpoint's health change at `info`, and
+ * a configuration disabled automatically at `warn`, a retention round that deleted
+ * old deliveries at `info`. Fields are ids, event type, attempt number,
  * status code, error kind and durations: never a signing secret, never a request
  * or response body. The attempt line also carries `errorDetail`, the raw network
  * error (which may name internal addresses and ports) that the agency is never shown.
@@ -53,6 +55,29 @@ export function createLoggingHooks(logger: WebhookLogger): WebhookHooks {
         log.warn(fields, 'webhook circuit opened: deliveries of the agency wait');
       else log.info(fields, `webhook circuit ${circuit.status === 'closed' ? 'closed' : 'probing'}`);
     },
+    onEndpointHealthChange: ({ agencyId, previous, current, health }) =>
+      log.info(
+        {
+          agencyId,
+          state: current,
+          previous,
+          consecutiveFailures: health.consecutiveFailures,
+          failingSince: health.failingSince,
+        },
+        `webhook endpoint ${current}`,
+      ),
+    onEndpointDisabled: (event) =>
+      log.warn(
+        {
+          agencyId: event.agencyId,
+          reason: event.reason,
+          failingSince: event.failingSince,
+          disabledAt: event.disabledAt,
+        },
+        'webhook endpoint disabled: every attempt failed for too long; the agency must fix it and enable it again',
+      ),
+    onPurge: ({ success, failed, batches, durationMs }) =>
+      log.info({ success, failed, batches, durationMs }, 'webhook retention deleted old deliveries'),
     onError: (error, context) =>
       log.error(workerErrorFields(error, context), 'webhook worker: a store or queue call failed'),
   };

@@ -31,17 +31,32 @@ export async function replayDelivery(
   trigger: ReplayTrigger = 'replay',
 ): Promise<ReplayResult> {
   const record = await requireDelivery(engine, agencyId, deliveryId);
+  const saved = await replayRecord(engine, record, trigger);
+  if (!saved) {
+    // Someone changed it between our read and write (another replay, most likely).
+    const current = await requireDelivery(engine, agencyId, deliveryId);
+    throw new DeliveryNotReplayableError(deliveryId, current.status);
+  }
+  return { message: 'Delivery re-enqueued for another attempt.', deliveryId: saved.id };
+}
+
+/**
+ * Replays a failed delivery as read in `record` (compare-and-set on its attempt and
+ * status) and queues it. Returns the record saved, or null when it changed since it
+ * was read: another replay or an attempt got there first, and nothing was written.
+ * @throws DeliveryNotReplayableError when `record` itself is not failed
+ */
+export async function replayRecord(
+  engine: Engine,
+  record: DeliveryRecord,
+  trigger: ReplayTrigger,
+): Promise<DeliveryRecord | null> {
   const now = engine.clock();
   const saved = await engine.store.updateDelivery(
     record.id,
     { attempt: record.attempt, status: record.status },
     replayUpdate(record, now, trigger),
   );
-  if (!saved) {
-    // Someone changed it between our read and write (another replay, most likely).
-    const current = await requireDelivery(engine, agencyId, deliveryId);
-    throw new DeliveryNotReplayableError(deliveryId, current.status);
-  }
-  await engine.queue.enqueue({ deliveryId: saved.id, agencyId: saved.agencyId, runAt: now });
-  return { message: 'Delivery re-enqueued for another attempt.', deliveryId: saved.id };
+  if (saved) await engine.queue.enqueue({ deliveryId: saved.id, agencyId: saved.agencyId, runAt: now });
+  return saved;
 }

@@ -1,12 +1,14 @@
 import type { DeliveryQueue } from '../adapters/queue';
 import type { WebhookStore } from '../adapters/store';
 import type { CircuitSettings } from '../delivery/circuit-breaker';
+import type { AutoDisableSettings } from '../delivery/endpoint-health';
 import type { RetryPolicy } from '../delivery/retry-policy';
 import { InvalidOptionError } from '../errors';
 import type { EventCatalogue } from '../events/event-catalogue';
 import type { WebhookHooks } from '../observability/hooks';
 import type { Transport } from '../transport/transport';
 import type { UrlPolicy } from '../transport/url-policy';
+import type { RetentionSettings } from './retention';
 import type { TestSendLimiter } from './test-send-limit';
 
 /**
@@ -22,11 +24,17 @@ export interface Engine {
   retry: RetryPolicy;
   /** Breaker thresholds; null when the breaker is off. */
   circuit: CircuitSettings | null;
+  /** When to disable an always-failing endpoint; null when auto-disable (or the breaker) is off. */
+  autoDisable: AutoDisableSettings | null;
+  /** Ages after which the worker purges finished deliveries; null when retention is off. */
+  retention: RetentionSettings | null;
   /** Largest serialised metadata an emit may carry (`maxPayloadBytes`). */
   maxPayloadBytes: number;
   /** Takes one test send of the agency's allowance or throws RateLimitedError. */
   takeTestSend: TestSendLimiter;
   hooks: WebhookHooks;
+  /** Called when this service stores a bulk recovery, so this process's workers walk it at once. */
+  recoveryListeners: Set<() => void>;
   clock: () => number;
   random: () => number;
 }

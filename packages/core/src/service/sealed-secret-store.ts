@@ -33,6 +33,10 @@ export function sealSecretsAtRest(store: WebhookStore, cipher: SecretCipher): We
     setSigningSecret: (agencyId, secret, now, options) =>
       setSealed(store, cipher, { agencyId, secret, now, expected: options?.expectedSigningSecret }),
     listConfigs: async (options: ListConfigsOptions) => (await store.listConfigs(options)).map(opened),
+    disableConfig: async (agencyId, input) => {
+      const raw = await store.disableConfig(agencyId, input);
+      return raw && opened(raw);
+    },
     deleteConfig: (agencyId) => store.deleteConfig(agencyId),
     insertDelivery: (record, options) => store.insertDelivery(record, options),
     getDelivery: (deliveryId) => store.getDelivery(deliveryId),
@@ -42,6 +46,11 @@ export function sealSecretsAtRest(store: WebhookStore, cipher: SecretCipher): We
     listDuePending: (dueBefore, limit) => store.listDuePending(dueBefore, limit),
     getCircuit: (agencyId) => store.getCircuit(agencyId),
     saveCircuit: (agencyId, expectedVersion, state) => store.saveCircuit(agencyId, expectedVersion, state),
+    createRecovery: (record) => store.createRecovery(record),
+    getRecovery: (recoveryId) => store.getRecovery(recoveryId),
+    updateRecovery: (recoveryId, expectedVersion, update) =>
+      store.updateRecovery(recoveryId, expectedVersion, update),
+    listRunningRecoveries: (limit) => store.listRunningRecoveries(limit),
   };
   const { purgeDeliveries, close } = store;
   if (purgeDeliveries) sealed.purgeDeliveries = (options) => purgeDeliveries.call(store, options);

@@ -2,12 +2,14 @@ import type { DeliveryQueue } from '../adapters/queue';
 import type { WebhookStore } from '../adapters/store';
 import type { SecretEncryptionOptions } from '../config/secret-encryption';
 import type { CircuitBreakerOptions } from '../delivery/circuit-breaker';
+import type { AutoDisableOptions } from '../delivery/endpoint-health';
 import type { RetryOptions } from '../delivery/retry-policy';
 import type { EventCatalogue } from '../events/event-catalogue';
 import type { WebhookHooks } from '../observability/hooks';
 import type { WebhookLogger } from '../observability/logger';
 import type { TransportOptions } from '../transport/transport';
 import type { UrlPolicyOptions } from '../transport/url-policy';
+import type { RetentionOptions } from './retention';
 import type { TestSendLimitOptions } from './test-send-limit';
 
 /** Options of {@link createWebhookService}. */
@@ -49,12 +51,27 @@ export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCat
    */
   circuitBreaker?: CircuitBreakerOptions | false;
   /**
+   * Disables an agency's configuration (`enabled: false`, `disabledReason: 'auto_disabled_failing'`)
+   * once every attempt has gone without a 2xx for `afterMs`; `onEndpointDisabled` tells the host.
+   * Health is kept by the circuit breaker: with `circuitBreaker: false` only `false` is accepted.
+   * @default { afterMs: 432_000_000 } (5 days)
+   * @throws InvalidOptionError when given with `circuitBreaker: false`
+   */
+  autoDisable?: AutoDisableOptions | false;
+  /**
    * Per-agency limit on {@link WebhookService.sendTest} (a token bucket in this
    * process); past it `sendTest` throws `RateLimitedError` (HTTP 429 with
    * `Retry-After` through the router) and sends nothing. `false` turns it off.
    * @default { max: 10, perMs: 60_000 }
    */
   testSendLimit?: TestSendLimitOptions | false;
+  /**
+   * Ages after which workers delete finished deliveries (and their attempts); pending ones never.
+   * `false` keeps everything. Left at the default, a store without `capabilities.purge` keeps everything.
+   * @default { successMs: 2_592_000_000, failedMs: 7_776_000_000 } (30 and 90 days)
+   * @throws InvalidOptionError when given for a store without `capabilities.purge`
+   */
+  retention?: RetentionOptions | false;
   /**
    * Largest metadata an `emit` may carry, in UTF-8 bytes of its JSON. A larger event is refused with
    * `PayloadTooLargeError` (`payload_too_large`) and nothing is stored: the payload is re-sent whole on

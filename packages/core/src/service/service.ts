@@ -12,7 +12,7 @@ import { generateSigningSecret, maskSigningSecret } from '../config/secret';
 import { createSecretCipher } from '../config/secret-encryption';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import type { AttemptList } from '../delivery/attempt-record';
-import { closeCircuit, resolveCircuitSettings } from '../delivery/circuit-breaker';
+import { resolveCircuitSettings } from '../delivery/circuit-breaker';
 import {
   type DeliveryDetail,
   type DeliveryList,
@@ -24,8 +24,10 @@ import {
   toDeliverySummary,
   webhookIdOf,
 } from '../delivery/delivery';
+import { type EndpointHealth, resolveAutoDisable } from '../delivery/endpoint-health';
 import { buildTestEnvelope } from '../delivery/envelope';
 import { assertDeliverablePayload, DEFAULT_MAX_PAYLOAD_BYTES } from '../delivery/payload-limit';
+import type { RecoverDeliveriesBody, Recovery, RecoveryDryRun, RecoveryStarted } from '../delivery/recovery';
 import { resolveRetryPolicy } from '../delivery/retry-policy';
 import { ConfigNotFoundError } from '../errors';
 import { createEventCatalogue, type EmitInput, type EventCatalogue } from '../events/event-catalogue';
@@ -40,9 +42,12 @@ import { createTransport } from '../transport/transport';
 import { createUrlPolicy } from '../transport/url-policy';
 import { parseWithSchema, positiveIntegerOption } from '../validation';
 import { listAttempts } from './attempt-history';
+import { cancelRecovery, getRecovery, startRecovery } from './bulk-recovery';
 import { replayDelivery, requireDelivery } from './delivery-access';
+import { getEndpointHealth, upsertConfigResettingHealth } from './endpoint-health-access';
 import { attachEngine, type Engine } from './engine';
 import { decodeListCursor, encodeListCursor } from './list-cursor';
+import { resolveRetention } from './retention';
 import { sealSecretsAtRest } from './sealed-secret-store';
 import {
   type ReencryptSecretsOptions,
@@ -111,6 +116,34 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
    * @throws DeliveryNotFoundError (also for another agency's id)
    */
   listAttempts(agencyId: string, deliveryId: string): Promise<AttemptList>;
+  /**
+   * Bulk recovery: one more attempt for every `failed` delivery of the agency created in
+   * `since` (inclusive) to `until` (exclusive, default now), of `eventTypes` when given.
+   * A dry run only counts them. Otherwise the recovery is stored and this process's and
+   * every other worker walks it (durable: a crashed worker's walk is taken over).
+   * @throws WebhookValidationError, RecoveryInProgressError (`recovery_in_progress`: one runs per agency)
+   */
+  recoverDeliveries(
+    agencyId: string,
+    body: RecoverDeliveriesBody & { dryRun: true },
+  ): Promise<RecoveryDryRun>;
+  recoverDeliveries(
+    agencyId: string,
+    body: RecoverDeliveriesBody & { dryRun?: false },
+  ): Promise<RecoveryStarted>;
+  recoverDeliveries(agencyId: string, body: RecoverDeliveriesBody): Promise<RecoveryDryRun | RecoveryStarted>;
+  /** A bulk recovery's progress. @throws RecoveryNotFoundError (also for another agency's id) */
+  getRecovery(agencyId: string, recoveryId: string): Promise<Recovery>;
+  /**
+   * Stops a running bulk recovery; replays made already stay. Idempotent for a cancelled one.
+   * @throws RecoveryNotFoundError, RecoveryNotRunningError (`recovery_not_running`: it completed)
+   */
+  cancelRecovery(agencyId: string, recoveryId: string): Promise<Recovery>;
+  /**
+   * The endpoint's health: `healthy`, `failing` (every attempt since `failingSince` went
+   * without a 2xx) or `disabled`, with its counters and times. @throws ConfigNotFoundError
+   */
+  getEndpointHealth(agencyId: string): Promise<EndpointHealth>;
   /** Deletes the configuration (deliveries still queued then fail without a request). */
   deleteConfig(agencyId: string): Promise<boolean>;
   /** Live keep-alive pools and sockets of the service's HTTP client, with their caps. */
@@ -138,6 +171,7 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
 ): WebhookService<TEvents> {
   const urlPolicy = createUrlPolicy(options.urlPolicy);
   const secrets = createSecretCipher(options.secretEncryption);
+  const circuit = resolveCircuitSettings(options.circuitBreaker);
   const engine: Engine = {
     store: sealSecretsAtRest(options.store, secrets),
     queue: options.queue,
@@ -145,7 +179,9 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     urlPolicy,
     transport: createTransport({ ...options.transport, urlPolicy }),
     retry: resolveRetryPolicy(options.retry),
-    circuit: resolveCircuitSettings(options.circuitBreaker),
+    circuit,
+    autoDisable: resolveAutoDisable(options.autoDisable, circuit),
+    retention: resolveRetention(options.retention, options.store),
     maxPayloadBytes: positiveIntegerOption(
       'maxPayloadBytes',
       options.maxPayloadBytes,
@@ -155,6 +191,7 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     hooks: options.logger
       ? combineHooks(options.hooks, createLoggingHooks(options.logger))
       : (options.hooks ?? {}),
+    recoveryListeners: new Set(),
     clock: options.clock ?? Date.now,
     random: options.random ?? Math.random,
   };
@@ -171,6 +208,11 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     getDelivery: async (agencyId, id) => toDeliveryDetail(await requireDelivery(engine, agencyId, id)),
     replay: (agencyId, id) => replayDelivery(engine, agencyId, id),
     listAttempts: (agencyId, id) => listAttempts(engine, agencyId, id),
+    recoverDeliveries: ((agencyId: string, body: RecoverDeliveriesBody) =>
+      startRecovery(engine, agencyId, body)) as WebhookService['recoverDeliveries'],
+    getRecovery: (agencyId, id) => getRecovery(engine, agencyId, id),
+    cancelRecovery: (agencyId, id) => cancelRecovery(engine, agencyId, id),
+    getEndpointHealth: (agencyId) => getEndpointHealth(engine, agencyId),
     deleteConfig: (agencyId) => engine.store.deleteConfig(agencyId),
     transportStats: () => engine.transport.stats(),
     reencryptSecrets: (reencryptOptions) => reencryptSecrets(options.store, secrets, reencryptOptions),
@@ -204,7 +246,7 @@ async function putConfig(engine: Engine, agencyId: string, body: PutConfigBody):
   const subscribedEventTypes = [...new Set(parsed.subscribedEventTypes)];
   engine.events.assertKnownTypes(subscribedEventTypes);
   const checked = await engine.urlPolicy.check(parsed.webhookUrl, { agencyId });
-  const { config, created } = await engine.store.upsertConfig({
+  const { config, created } = await upsertConfigResettingHealth(engine, {
     agencyId,
     // The normalised URL, not the string as typed: what is shown is where deliveries go.
     webhookUrl: checked.url.href,
@@ -214,22 +256,7 @@ async function putConfig(engine: Engine, agencyId: string, body: PutConfigBody):
     newId: newId(),
     newSigningSecret: generateSigningSecret(),
   });
-  if (!created) await closeAgencyCircuit(engine, agencyId);
   return { ...toConfigView(config, created), created };
-}
-
-/**
- * A PUT means the agency changed its endpoint (or says it is fixed): an open
- * breaker would keep its deliveries waiting on what it learnt of the old one,
- * so it is closed and the next attempts decide afresh. A worker that changes it
- * at the same moment wins; its view is as fresh.
- */
-async function closeAgencyCircuit(engine: Engine, agencyId: string): Promise<void> {
-  const circuit = await engine.store.getCircuit(agencyId);
-  if (!circuit) return;
-  const { agencyId: _agency, version, ...state } = circuit;
-  const closed = closeCircuit(state);
-  if (closed !== state) await engine.store.saveCircuit(agencyId, version, closed);
 }
 
 async function rotateSecret(engine: Engine, agencyId: string): Promise<RotatedSecret> {

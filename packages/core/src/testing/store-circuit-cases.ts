@@ -12,6 +12,8 @@ const OPEN: CircuitState = {
   openedAt: BASE_TIME,
   openUntil: BASE_TIME + 30_000,
   openings: 1,
+  unsuccessfulAttempts: 9,
+  unsuccessfulSince: BASE_TIME - 120_000,
 };
 
 /** The circuit breaker's compare-and-set: shared state every worker process reads. */
@@ -49,6 +51,32 @@ export function describeCircuitCases(store: () => WebhookStore): void {
       expect(await store().saveCircuit('agency-b', 1, CLOSED_CIRCUIT), 'no such circuit').toBeNull();
       expect(await store().getCircuit('agency-a'), 'unchanged by the failed writes').toEqual(updated);
       expect(await store().getCircuit('agency-b')).toBeNull();
+    });
+
+    it('keeps the endpoint health fields through updates, from a run to none and back', async () => {
+      await store().saveCircuit('agency-a', null, OPEN);
+      const healed: CircuitState = { ...OPEN, unsuccessfulAttempts: 0, unsuccessfulSince: null };
+      expect(await store().saveCircuit('agency-a', 1, healed)).toEqual({
+        ...healed,
+        agencyId: 'agency-a',
+        version: 2,
+      });
+      expect(await store().getCircuit('agency-a'), 'read back after the run ended').toEqual({
+        ...healed,
+        agencyId: 'agency-a',
+        version: 2,
+      });
+      const failing: CircuitState = {
+        ...CLOSED_CIRCUIT,
+        unsuccessfulAttempts: 1,
+        unsuccessfulSince: BASE_TIME,
+      };
+      await store().saveCircuit('agency-a', 2, failing);
+      expect(await store().getCircuit('agency-a'), 'a run with the breaker closed (a 4xx)').toEqual({
+        ...failing,
+        agencyId: 'agency-a',
+        version: 3,
+      });
     });
 
     it('of concurrent writers with the same expected version, exactly one wins', async () => {

@@ -35,6 +35,8 @@ export function describeConfigCases(store: () => WebhookStore): void {
         subscribedEventTypes: ['job_created', 'quote_approved'],
         createdAt: BASE_TIME,
         updatedAt: BASE_TIME,
+        disabledAt: null,
+        disabledReason: null,
       };
       expect(result).toEqual({ config: expected, created: true });
       expect(await store().getConfig('agency-a'), 'getConfig after create').toEqual(expected);
@@ -63,6 +65,8 @@ export function describeConfigCases(store: () => WebhookStore): void {
         subscribedEventTypes: [],
         createdAt: BASE_TIME,
         updatedAt: BASE_TIME + 60_000,
+        disabledAt: null,
+        disabledReason: null,
       };
       expect(result, 'an update keeps id, signingSecret and createdAt').toEqual({
         config: expected,

@@ -4,10 +4,12 @@ import { useAdapterFixture } from './adapter-fixture';
 import { describeAttemptHistoryCases } from './store-attempt-cases';
 import { describeCircuitCases } from './store-circuit-cases';
 import { describeConfigCases } from './store-config-cases';
+import { describeConfigDisableCases } from './store-config-disable-cases';
 import { describeConfigListCases } from './store-config-list-cases';
 import { describeDeliveryListCases } from './store-list-cases';
 import { describeDeliveryListFilterCases } from './store-list-filter-cases';
 import { describeMaintenanceCases } from './store-maintenance-cases';
+import { describeRecoveryCases } from './store-recovery-cases';
 import { describeSecretCases } from './store-secret-cases';
 import { describeDeliveryUpdateCases } from './store-update-cases';
 import { describeDeliveryWriteCases } from './store-write-cases';
@@ -48,6 +50,7 @@ export function describeStoreConformance(
     const fixture = useAdapterFixture(factory);
     const store = (): WebhookStore => fixture().store;
     describeConfigCases(store);
+    describeConfigDisableCases(store);
     describeSecretCases(store);
     describeConfigListCases(store);
     describeDeliveryWriteCases(store);
@@ -57,5 +60,6 @@ export function describeStoreConformance(
     describeAttemptHistoryCases(store);
     describeMaintenanceCases(store);
     describeCircuitCases(store);
+    describeRecoveryCases(store);
   });
 }

@@ -3,7 +3,6 @@ import { setNewest } from '../bounded-map';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import {
   admission,
-  afterAttempt,
   type CircuitRecord,
   type CircuitSettings,
   type CircuitState,
@@ -12,7 +11,9 @@ import {
   circuitSignal,
   startProbe,
 } from '../delivery/circuit-breaker';
+import { afterAttemptHealth, afterAttemptWithHealth } from '../delivery/endpoint-health';
 import type { WebhookCircuitEvent } from '../observability/hooks';
+import type { EndpointHealthWatch } from './endpoint-health-watch';
 
 /*
  * The worker's view of the agencies' circuit breakers (delivery/circuit-breaker.ts).
@@ -23,7 +24,8 @@ import type { WebhookCircuitEvent } from '../observability/hooks';
  * its probe time, which is what keeps its backlog from taking slots at all.
  * Writes are compare-and-set on the record's version, serialised per agency in
  * the process, and skipped when the outcome changes nothing (a healthy agency's
- * success): the common path costs no I/O.
+ * success): the common path costs no I/O. The same record carries the agency's
+ * endpoint health (delivery/endpoint-health.ts), updated in the same write.
  */
 
 /** What the worker does with a claim of the agency. */
@@ -55,6 +57,8 @@ export interface CircuitGateOptions {
   probeHoldMs: number;
   onChange: (event: WebhookCircuitEvent) => void;
   onError: (error: unknown) => void;
+  /** Reports health changes and auto-disables, after each write. */
+  health?: EndpointHealthWatch;
 }
 
 export class CircuitGate {
@@ -120,7 +124,7 @@ export class CircuitGate {
     const known = this.#known.get(agencyId);
     if (!probe && outcome && known && !this.#writes.has(agencyId)) {
       const state = known.record ?? CLOSED_CIRCUIT;
-      if (afterAttempt(state, circuitSignal(outcome), now, this.#options.settings) === state) return;
+      if (afterAttemptWithHealth(state, outcome, now, this.#options.settings) === state) return;
     }
     const previous = this.#writes.get(agencyId) ?? Promise.resolve();
     const write = previous
@@ -148,6 +152,7 @@ export class CircuitGate {
       if (saved) {
         this.#remember(agencyId, saved, now);
         if (saved.status !== state.status) this.#report(saved, state.status);
+        await this.#options.health?.afterSave(state, saved, now);
         return;
       }
       record = await this.#read(agencyId, now);
@@ -159,9 +164,10 @@ export class CircuitGate {
     if (probe && signal === 'neutral' && state.status === 'half_open') {
       // The probe learnt nothing about the receiver (no attempt, or the URL policy
       // refused it): let the next claim probe at once rather than after the hold.
-      return { ...state, status: 'open', openUntil: now };
+      const reopened: CircuitState = { ...state, status: 'open', openUntil: now };
+      return outcome ? afterAttemptHealth(reopened, outcome.ok, now) : reopened;
     }
-    return afterAttempt(state, signal, now, this.#options.settings);
+    return outcome ? afterAttemptWithHealth(state, outcome, now, this.#options.settings) : state;
   }
 
   async #read(agencyId: string, now: number): Promise<CircuitRecord | null> {

@@ -1,4 +1,10 @@
 import { positiveIntegerOption } from '../validation';
+import {
+  type RecoveryWalkerOptions,
+  type RecoveryWalkerSettings,
+  resolveRecoveryWalkerOptions,
+} from './recovery-walker';
+import { type RetentionPurgeOptions, resolveRetentionPurgeOptions } from './retention-purge';
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -39,11 +45,29 @@ export interface WorkerOptions {
    * @default { intervalMs: 60_000, graceMs: 900_000 }
    */
   recoverySweep?: { intervalMs?: number; graceMs?: number } | false;
+  /**
+   * Deletes finished deliveries past the service's `retention`, in batches (see
+   * docs/operations.md, "Retention"). Every worker may run it; `false` leaves it
+   * to other workers. Off anyway when the service's `retention` is `false`.
+   * @default { intervalMs: 60_000, batchSize: 500 }
+   */
+  retentionPurge?: RetentionPurgeOptions | false;
+  /**
+   * Walks bulk recoveries (`webhooks.recoverDeliveries`): this worker takes running
+   * recoveries that no worker holds and replays their failed deliveries a page at a
+   * time, under a lease of `leaseMs`. `false`: this worker leaves them to others.
+   * @default { pollIntervalMs: 1000, pageSize: 100, maxWalks: 4 }
+   */
+  bulkRecovery?: RecoveryWalkerOptions | false;
 }
 
 /** Worker options with every default applied. */
-export type WorkerSettings = Required<Omit<WorkerOptions, 'recoverySweep'>> & {
+export type WorkerSettings = Required<
+  Omit<WorkerOptions, 'recoverySweep' | 'bulkRecovery' | 'retentionPurge'>
+> & {
   recoverySweep: { intervalMs: number; graceMs: number } | false;
+  retentionPurge: Required<RetentionPurgeOptions> | false;
+  bulkRecovery: RecoveryWalkerSettings | null;
 };
 
 /** Validates the options and applies their defaults. */
@@ -54,6 +78,8 @@ export function resolveWorkerOptions(options: WorkerOptions): WorkerSettings {
     perAgencyConcurrency: positiveIntegerOption('perAgencyConcurrency', options.perAgencyConcurrency, 8),
     leaseMs: positiveIntegerOption('leaseMs', options.leaseMs, 30_000),
     pollIntervalMs: positiveIntegerOption('pollIntervalMs', options.pollIntervalMs, 1000),
+    retentionPurge: resolveRetentionPurgeOptions(options.retentionPurge),
+    bulkRecovery: resolveRecoveryWalkerOptions(options.bulkRecovery),
     recoverySweep:
       sweep === false
         ? false

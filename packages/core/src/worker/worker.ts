@@ -6,7 +6,10 @@ import type { WebhookService } from '../service/service';
 import { AgencySlots } from './agency-slots';
 import { runClaim } from './attempt-runner';
 import { CircuitGate } from './circuit-gate';
+import { EndpointHealthWatch } from './endpoint-health-watch';
 import { createRecoverySweep, type RecoverySweep } from './recovery-sweep';
+import { RecoveryWalker } from './recovery-walker';
+import { type RetentionPurge, startRetentionPurge } from './retention-purge';
 import { resolveWorkerOptions, type WorkerOptions, type WorkerSettings } from './worker-options';
 
 export type { WorkerOptions } from './worker-options';
@@ -59,7 +62,9 @@ class DeliveryWorker implements WebhookWorker {
   #wokenUnseen = false;
   #timers: NodeJS.Timeout[] = [];
   #sweep: RecoverySweep | null = null;
+  #purge: RetentionPurge | null = null;
   readonly #gate: CircuitGate | null;
+  readonly #walker: RecoveryWalker | null;
 
   constructor(
     private readonly engine: Engine,
@@ -74,7 +79,17 @@ class DeliveryWorker implements WebhookWorker {
           probeHoldMs: settings.leaseMs,
           onChange: (event) => callHook(engine.hooks.onCircuitChange, event),
           onError: (error) => this.#reportError(error, 'circuit'),
+          health: new EndpointHealthWatch({
+            store: engine.store,
+            autoDisable: engine.autoDisable,
+            hooks: engine.hooks,
+          }),
         })
+      : null;
+    this.#walker = settings.bulkRecovery
+      ? new RecoveryWalker(engine, settings.bulkRecovery, settings.leaseMs, (error) =>
+          this.#reportError(error, 'recovery'),
+        )
       : null;
   }
 
@@ -104,6 +119,10 @@ class DeliveryWorker implements WebhookWorker {
       });
       this.#sweep.start();
     }
+    this.#purge = startRetentionPurge(this.engine, this.settings.retentionPurge, (error) =>
+      this.#reportError(error, 'retention'),
+    );
+    this.#walker?.start();
     this.#loop = this.#claimLoop();
   }
 
@@ -120,6 +139,9 @@ class DeliveryWorker implements WebhookWorker {
     this.#timers = [];
     await this.#sweep?.stop();
     this.#sweep = null;
+    await this.#purge?.stop();
+    this.#purge = null;
+    await this.#walker?.stop();
   }
 
   async #claimLoop(): Promise<void> {

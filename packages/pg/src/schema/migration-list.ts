@@ -2,6 +2,9 @@ import { createTables } from './0001-create-tables';
 import { fairClaimsAndCircuits } from './0002-fair-claims-and-circuits';
 import { deliveryListFilters } from './0003-delivery-list-filters';
 import { attemptHistory } from './0004-attempt-history';
+import { bulkRecoveries } from './0005-bulk-recoveries';
+import { endpointHealth } from './0006-endpoint-health';
+import { retentionIndex } from './0007-retention-index';
 import type { Migration } from './migration';
 
 /**
@@ -15,6 +18,9 @@ export const MIGRATIONS: readonly Migration[] = [
   fairClaimsAndCircuits,
   deliveryListFilters,
   attemptHistory,
+  bulkRecoveries,
+  endpointHealth,
+  retentionIndex,
 ];
 
 /**

@@ -19,6 +19,8 @@ export interface CircuitRow {
   opened_at: string | null;
   open_until: string | null;
   openings: number;
+  unsuccessful_attempts: number;
+  unsuccessful_since: string | null;
   version: number;
 }
 
@@ -34,6 +36,8 @@ export function toCircuitRecord(row: CircuitRow): CircuitRecord {
     openedAt: toMs(row.opened_at),
     openUntil: toMs(row.open_until),
     openings: row.openings,
+    unsuccessfulAttempts: row.unsuccessful_attempts,
+    unsuccessfulSince: toMs(row.unsuccessful_since),
     version: row.version,
   };
 }
@@ -47,9 +51,9 @@ export interface CircuitStatements {
 
 const CIRCUIT_COLUMNS =
   'agency_id, status, consecutive_failures, failing_since, last_failure_at, last_success_at, opened_at, ' +
-  'open_until, openings, version';
+  'open_until, openings, unsuccessful_attempts, unsuccessful_since, version';
 
-/** Parameters $1..$9 of `create` and `update`: the agency, then the state in column order. */
+/** Parameters $1..$11 of `create` and `update`: the agency, then the state in column order. */
 export function circuitParams(agencyId: string, state: CircuitState): unknown[] {
   return [
     agencyId,
@@ -61,6 +65,8 @@ export function circuitParams(agencyId: string, state: CircuitState): unknown[] 
     state.openedAt,
     state.openUntil,
     state.openings,
+    state.unsuccessfulAttempts,
+    state.unsuccessfulSince,
   ];
 }
 
@@ -72,7 +78,7 @@ export function circuitStatements(schema: SchemaName): CircuitStatements {
     // The compare-and-set of a breaker never written: of concurrent creators, the
     // first insert wins and the others meet the primary key and return no row.
     create: statement(
-      `INSERT INTO ${table} (${CIRCUIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1)
+      `INSERT INTO ${table} (${CIRCUIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1)
        ON CONFLICT (agency_id) DO NOTHING
        RETURNING ${CIRCUIT_COLUMNS}`,
     ),
@@ -82,8 +88,9 @@ export function circuitStatements(schema: SchemaName): CircuitStatements {
     update: statement(
       `UPDATE ${table}
           SET status = $2, consecutive_failures = $3, failing_since = $4, last_failure_at = $5,
-              last_success_at = $6, opened_at = $7, open_until = $8, openings = $9, version = version + 1
-        WHERE agency_id = $1 AND version = $10
+              last_success_at = $6, opened_at = $7, open_until = $8, openings = $9,
+              unsuccessful_attempts = $10, unsuccessful_since = $11, version = version + 1
+        WHERE agency_id = $1 AND version = $12
        RETURNING ${CIRCUIT_COLUMNS}`,
     ),
   };

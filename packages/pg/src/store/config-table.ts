@@ -17,6 +17,8 @@ export interface ConfigRow {
   subscribed_event_types: string[];
   created_at: string;
   updated_at: string;
+  disabled_at: string | null;
+  disabled_reason: string | null;
 }
 
 /** The record a row holds. */
@@ -30,6 +32,8 @@ export function toConfigRecord(row: ConfigRow): WebhookConfigRecord {
     subscribedEventTypes: row.subscribed_event_types,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+    disabledAt: row.disabled_at === null ? null : Number(row.disabled_at),
+    disabledReason: row.disabled_reason,
   };
 }
 
@@ -46,11 +50,16 @@ export interface ConfigStatements {
   /** The page after agency id $1. */
   listAfter: Statement;
   remove: Statement;
+  /** Disables while enabled and `updated_at` = $4 (compare-and-set): $2 reason, $3 now. */
+  disable: Statement;
 }
 
-/** The configuration's columns, in the order every SELECT and RETURNING lists them. */
-const CONFIG_COLUMNS =
+/** The columns a create writes, in the order of its parameters. */
+const INSERT_COLUMNS =
   'id, agency_id, webhook_url, signing_secret, enabled, subscribed_event_types, created_at, updated_at';
+
+/** The configuration's columns, in the order every SELECT and RETURNING lists them. */
+const CONFIG_COLUMNS = `${INSERT_COLUMNS}, disabled_at, disabled_reason`;
 
 /** Builds the statements for a schema. */
 export function configStatements(schema: SchemaName): ConfigStatements {
@@ -63,11 +72,12 @@ export function configStatements(schema: SchemaName): ConfigStatements {
     // updated version carries the updating transaction's id), which is how the
     // caller learns whether it created the configuration.
     upsert: statement(
-      `INSERT INTO ${table} AS c (${CONFIG_COLUMNS})
+      `INSERT INTO ${table} AS c (${INSERT_COLUMNS})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
        ON CONFLICT (agency_id) DO UPDATE
          SET webhook_url = EXCLUDED.webhook_url, enabled = EXCLUDED.enabled,
-             subscribed_event_types = EXCLUDED.subscribed_event_types, updated_at = EXCLUDED.updated_at
+             subscribed_event_types = EXCLUDED.subscribed_event_types, updated_at = EXCLUDED.updated_at,
+             disabled_at = NULL, disabled_reason = NULL
        RETURNING ${CONFIG_COLUMNS}, (c.xmax = 0) AS created`,
     ),
     setSecret: statement(
@@ -84,5 +94,11 @@ export function configStatements(schema: SchemaName): ConfigStatements {
       `SELECT ${CONFIG_COLUMNS} FROM ${table} WHERE agency_id > $1 ORDER BY agency_id LIMIT $2`,
     ),
     remove: statement(`DELETE FROM ${table} WHERE agency_id = $1`),
+    // Like `setSecretIf`: a concurrent writer waits for the row lock, then re-checks
+    // the WHERE against what the first one committed, so of two only one matches.
+    disable: statement(
+      `UPDATE ${table} SET enabled = false, disabled_at = $3, disabled_reason = $2, updated_at = $3
+       WHERE agency_id = $1 AND enabled AND updated_at = $4 RETURNING ${CONFIG_COLUMNS}`,
+    ),
   };
 }

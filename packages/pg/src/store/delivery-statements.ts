@@ -9,7 +9,8 @@ export interface DeliveryStatements {
   get: Statement;
   compareAndSetMany: Statement;
   listDuePending: Statement;
-  purgeBatch: Statement;
+  /** Per finished status: deletes up to $2 rows of it created before $1, oldest first. */
+  purgeBatch: Record<'success' | 'failed', Statement>;
 }
 
 const INSERT_COLUMNS = `${DELIVERY_COLUMNS}, run_at`;
@@ -103,11 +104,22 @@ export function deliveryStatements(schema: SchemaName): DeliveryStatements {
         WHERE status = 'pending' AND next_retry_at <= $1 AND claim_id IS NULL
         ORDER BY next_retry_at LIMIT $2`,
     ),
-    purgeBatch: statement(
-      `DELETE FROM ${table} WHERE id IN (
-         SELECT id FROM ${table}
-          WHERE created_at < $1 AND status <> 'pending'
-          LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-    ),
+    purgeBatch: { success: purgeBatch(table, 'success'), failed: purgeBatch(table, 'failed') },
   };
+}
+
+/**
+ * One status at a time, the status a literal: the planner then proves the
+ * partial `finished_idx` applies even to a generic plan, and walks it from the
+ * oldest row of that status, so a purge of successes never reads the failed rows
+ * a longer retention keeps (migration 0007). SKIP LOCKED: purges running at once
+ * in several workers split the rows instead of queueing on each other's locks.
+ */
+function purgeBatch(table: string, status: 'success' | 'failed'): Statement {
+  return statement(
+    `DELETE FROM ${table} WHERE id IN (
+       SELECT id FROM ${table}
+        WHERE status = '${status}' AND created_at < $1
+        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+  );
 }

@@ -5,8 +5,12 @@ import {
   type DeliveryExpectation,
   type DeliveryRecord,
   type DeliveryUpdate,
+  type DisableConfigInput,
   type ListConfigsOptions,
   type ListDeliveriesOptions,
+  type PurgeDeliveriesOptions,
+  type RecoveryRecord,
+  type RecoveryUpdate,
   type SetSigningSecretOptions,
   type TransactionOptions,
   type UpsertConfigInput,
@@ -33,6 +37,13 @@ import { type CircuitRow, circuitParams, circuitStatements, toCircuitRecord } fr
 import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';
 import { listStatements } from './list-statements';
+import {
+  type RecoveryRow,
+  recoveryParams,
+  recoveryStatements,
+  recoveryUpdateParams,
+  toRecoveryRecord,
+} from './recovery-table';
 import { writingSecret } from './secret-errors';
 
 /** Options of {@link createPgStore}. */
@@ -63,6 +74,9 @@ export interface PgStoreOptions {
  */
 const PURGE_BATCH = 5_000;
 
+/** What a purge without a status deletes, one status after the other. */
+const FINISHED_STATUSES = ['success', 'failed'] as const;
+
 /** Most calls one coalesced statement serves (config reads, compare-and-sets). */
 const BATCH_LIMIT = 100;
 
@@ -88,6 +102,7 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   const deliveries = deliveryStatements(schema);
   const configs = configStatements(schema);
   const circuits = circuitStatements(schema);
+  const recoveries = recoveryStatements(schema);
   const pickListStatement = listStatements(schema);
   const attempts = attemptStatements(schema);
 
@@ -179,6 +194,12 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
       return rows.map(toConfigRecord);
     },
 
+    async disableConfig(agencyId: string, input: DisableConfigInput): Promise<WebhookConfigRecord | null> {
+      return oneConfig(
+        await query<ConfigRow>(configs.disable, [agencyId, input.reason, input.now, input.expectedUpdatedAt]),
+      );
+    },
+
     async deleteConfig(agencyId: string): Promise<boolean> {
       await context.ensureMigrated();
       const result = await pool.query({ text: configs.remove.text, values: [agencyId] });
@@ -188,6 +209,37 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
     async getCircuit(agencyId: string): Promise<CircuitRecord | null> {
       const row = await circuitReads.call(agencyId);
       return row ? toCircuitRecord(row) : null;
+    },
+
+    async createRecovery(record: RecoveryRecord): Promise<{ recovery: RecoveryRecord; created: boolean }> {
+      for (;;) {
+        const inserted = await query<RecoveryRow>(recoveries.create, recoveryParams(record));
+        if (inserted[0]) return { recovery: toRecoveryRecord(inserted[0]), created: true };
+        const [running] = await query<RecoveryRow>(recoveries.running, [record.agencyId]);
+        // The running one finished between the two statements: the agency is free again.
+        if (running) return { recovery: toRecoveryRecord(running), created: false };
+      }
+    },
+
+    async getRecovery(recoveryId: string): Promise<RecoveryRecord | null> {
+      const [row] = await query<RecoveryRow>(recoveries.get, [recoveryId]);
+      return row ? toRecoveryRecord(row) : null;
+    },
+
+    async updateRecovery(
+      recoveryId: string,
+      expectedVersion: number,
+      update: RecoveryUpdate,
+    ): Promise<RecoveryRecord | null> {
+      const [row] = await query<RecoveryRow>(
+        recoveries.update,
+        recoveryUpdateParams(recoveryId, expectedVersion, update),
+      );
+      return row ? toRecoveryRecord(row) : null;
+    },
+
+    async listRunningRecoveries(limit: number): Promise<RecoveryRecord[]> {
+      return (await query<RecoveryRow>(recoveries.listRunning, [limit])).map(toRecoveryRecord);
     },
 
     async saveCircuit(
@@ -251,15 +303,20 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
       return (await query<DeliveryRow>(deliveries.listDuePending, [dueBefore, limit])).map(toDeliveryRecord);
     },
 
-    async purgeDeliveries({ olderThan, limit }: { olderThan: number; limit: number }): Promise<number> {
+    async purgeDeliveries({ olderThan, limit, status }: PurgeDeliveriesOptions): Promise<number> {
       await context.ensureMigrated();
       let deleted = 0;
-      while (deleted < limit) {
-        const batch = Math.min(PURGE_BATCH, limit - deleted);
-        const result = await pool.query({ text: deliveries.purgeBatch.text, values: [olderThan, batch] });
-        const count = result.rowCount ?? 0;
-        deleted += count;
-        if (count < batch) break;
+      for (const each of status ? [status] : FINISHED_STATUSES) {
+        while (deleted < limit) {
+          const batch = Math.min(PURGE_BATCH, limit - deleted);
+          const result = await pool.query({
+            text: deliveries.purgeBatch[each].text,
+            values: [olderThan, batch],
+          });
+          const count = result.rowCount ?? 0;
+          deleted += count;
+          if (count < batch) break;
+        }
       }
       return deleted;
     },

@@ -1,4 +1,5 @@
 import type {
+  DisableConfigInput,
   ListConfigsOptions,
   SetSigningSecretOptions,
   UpsertConfigInput,
@@ -12,11 +13,17 @@ import { configKey, type RedisStoreKeyNames } from '../key-names';
 import type { RedisLink } from '../linked/redis-link';
 import { createConfigIndexCheck } from './config-index';
 import { configFields, decodeConfig } from './store-codec';
-import { deleteConfigScript, listConfigsScript, setSecretScript, upsertConfigScript } from './store-scripts';
+import {
+  deleteConfigScript,
+  disableConfigScript,
+  listConfigsScript,
+  setSecretScript,
+  upsertConfigScript,
+} from './store-scripts';
 
 type ConfigOperations = Pick<
   WebhookStore,
-  'getConfig' | 'upsertConfig' | 'setSigningSecret' | 'listConfigs' | 'deleteConfig'
+  'getConfig' | 'upsertConfig' | 'setSigningSecret' | 'listConfigs' | 'disableConfig' | 'deleteConfig'
 >;
 
 /**
@@ -107,6 +114,17 @@ export function createConfigOperations(
       const reply = await listConfigsScript.run(client, [keys.configs], [keys.base, min, limit]);
       if (!Array.isArray(reply)) throw unexpectedReply('listConfigs', reply);
       return reply.map((pairs) => decodeConfig(pairs as unknown[]));
+    },
+
+    async disableConfig(agencyId: string, input: DisableConfigInput): Promise<WebhookConfigRecord | null> {
+      const reply = await disableConfigScript.run(
+        client,
+        [keyOf(agencyId)],
+        [input.reason, input.now, input.expectedUpdatedAt, keys.configChannel, agencyId],
+      );
+      written(agencyId);
+      if (!Array.isArray(reply)) throw unexpectedReply('disableConfig', reply);
+      return reply.length === 0 ? null : decodeConfig(reply);
     },
 
     async deleteConfig(agencyId: string): Promise<boolean> {

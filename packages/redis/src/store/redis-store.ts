@@ -4,6 +4,7 @@ import type {
   DeliveryRecord,
   DeliveryUpdate,
   ListDeliveriesOptions,
+  PurgeDeliveriesOptions,
   StoreCapabilities,
   TransactionOptions,
   WebhookStore,
@@ -29,6 +30,7 @@ import type { RedisLink } from '../linked/redis-link';
 import { createCircuitOperations } from './circuit-operations';
 import { createConfigOperations } from './config-operations';
 import { createDeliveryLister } from './delivery-list';
+import { createRecoveryOperations } from './recovery-operations';
 import {
   applyUpdate,
   attemptArgs,
@@ -86,12 +88,13 @@ export interface RedisWebhookStore extends WebhookStore {
   /** Key names in use (for operators and tests). */
   readonly keys: RedisStoreKeyNames;
   /**
-   * Deletes up to `limit` finished (`success` or `failed`) deliveries created
-   * before `olderThan` (epoch ms), with their index entries and event ids; never
-   * a pending one. Resolves with how many were deleted. Call it from a periodic
-   * job, or set `finishedTtlMs` instead.
+   * Deletes up to `limit` finished (`success` or `failed`, or only `status`)
+   * deliveries created before `olderThan` (epoch ms), with their index entries,
+   * attempts and event ids; never a pending one. Resolves with how many were
+   * deleted. The worker calls it for the service's `retention`; `finishedTtlMs`
+   * is the insert-time alternative.
    */
-  purgeDeliveries(options: { olderThan: number; limit: number }): Promise<number>;
+  purgeDeliveries(options: PurgeDeliveriesOptions): Promise<number>;
   /** Quits the client when the store opened it (never an injected one). Idempotent. */
   close(): Promise<void>;
 }
@@ -144,6 +147,7 @@ export function createRedisStoreOn(
 
     ...createConfigOperations(client, keys, link),
     ...createCircuitOperations(client, keys),
+    ...createRecoveryOperations(client, keys),
 
     async insertDelivery(record: DeliveryRecord, txOptions?: TransactionOptions) {
       if (txOptions?.transaction !== undefined) throw rejectTransaction('store');
@@ -231,8 +235,14 @@ export function createRedisStoreOn(
       return decodeDeliveryPairs(reply, 'listDuePending');
     },
 
-    async purgeDeliveries({ olderThan, limit }: { olderThan: number; limit: number }): Promise<number> {
-      return Number(await purgeScript.run(client, [keys.finished], [keys.base, olderThan, limit]));
+    async purgeDeliveries({ olderThan, limit, status }: PurgeDeliveriesOptions): Promise<number> {
+      return Number(
+        await purgeScript.run(
+          client,
+          [keys.finished, keys.finishedSuccess, keys.finishedFailed],
+          [keys.base, olderThan, limit, status ?? ''],
+        ),
+      );
     },
 
     async close(): Promise<void> {

@@ -29,6 +29,9 @@ export function decodeConfig(pairs: readonly unknown[]): WebhookConfigRecord {
     if (value === undefined) throw unexpectedReply(`config field ${name}`, pairs);
     return value;
   };
+  // Configurations written before auto-disable existed carry neither field; an upsert removes both.
+  const optional = (name: string): string | null => fields.get(name) || null;
+  const disabledAt = optional('disabledAt');
   return {
     id: read('id'),
     agencyId: read('agencyId'),
@@ -38,6 +41,8 @@ export function decodeConfig(pairs: readonly unknown[]): WebhookConfigRecord {
     subscribedEventTypes: JSON.parse(read('subscribedEventTypes')) as string[],
     createdAt: Number(read('createdAt')),
     updatedAt: Number(read('updatedAt')),
+    disabledAt: disabledAt === null ? null : Number(disabledAt),
+    disabledReason: optional('disabledReason'),
   };
 }
 
@@ -119,6 +124,8 @@ const CIRCUIT_FIELDS = [
   'openedAt',
   'openUntil',
   'openings',
+  'unsuccessfulAttempts',
+  'unsuccessfulSince',
 ] as const satisfies readonly (keyof CircuitState)[];
 
 /** Only the fields a {@link CircuitState} owns (a caller's extra properties are never stored or echoed). */
@@ -132,6 +139,8 @@ export function ownCircuitState(state: CircuitState): CircuitState {
     openedAt: state.openedAt,
     openUntil: state.openUntil,
     openings: state.openings,
+    unsuccessfulAttempts: state.unsuccessfulAttempts,
+    unsuccessfulSince: state.unsuccessfulSince,
   };
 }
 
@@ -140,7 +149,10 @@ export function circuitFields(state: CircuitState): string[] {
   return CIRCUIT_FIELDS.flatMap((field) => [field, String(state[field] ?? '')]);
 }
 
-/** Rebuilds a circuit from its HGETALL reply; null when the agency has none. */
+/**
+ * Rebuilds a circuit from its HGETALL reply; null when the agency has none. A hash
+ * written before endpoint health existed has no health fields: no run (0, null).
+ */
 export function decodeCircuit(agencyId: string, fields: Record<string, string>): CircuitRecord | null {
   if (fields.version === undefined) return null;
   const time = (name: (typeof CIRCUIT_FIELDS)[number]): number | null => {
@@ -158,5 +170,7 @@ export function decodeCircuit(agencyId: string, fields: Record<string, string>):
     openedAt: time('openedAt'),
     openUntil: time('openUntil'),
     openings: Number(fields.openings ?? 0),
+    unsuccessfulAttempts: Number(fields.unsuccessfulAttempts ?? 0),
+    unsuccessfulSince: time('unsuccessfulSince'),
   };
 }

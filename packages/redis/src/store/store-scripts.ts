@@ -21,28 +21,77 @@ import { LIST_FILTER_LUA } from './list-filter-lua';
  * list's filters, ZSETs `ix-type:<agency>` and `ix-entity:<agency>`, the hash
  * fields `y` eventType and `n` entityId (absent when null), and the agency's field
  * of `list-skew` (see list-filter-lua.ts). Globally: `pending` (deliveryId →
- * nextRetryAt) and `finished` (deliveryId → createdAt).
+ * nextRetryAt), `finished:success` and `finished:failed` (deliveryId → createdAt),
+ * and `finished`, the mixed set of earlier releases that purges drain.
  * Keys derived inside a script from `base` share the declared keys' hash tag.
  */
 
-/** Removes up to `limit` finished deliveries created before `cutoff`, with their index entries. */
+/**
+ * Retention. Finished deliveries are kept per status, `finished:success` and
+ * `finished:failed` (deliveryId → createdAt), so a purge of one status reads only
+ * its own oldest entries, never the other status's that a longer retention keeps.
+ * `finished` is the mixed set of releases before those: nothing is added to it any
+ * more, and every purge drains it first, deleting the entries of the status it
+ * purges and moving the others to their own set, so each old entry is read once.
+ */
 const PURGE_LUA = `${LIST_FILTER_LUA}
-local function purge(base, finished, cutoff, limit)
-  local ids = redis.call('ZRANGEBYSCORE', finished, '-inf', '(' .. cutoff, 'LIMIT', 0, limit)
+-- Deletes a delivery with its index entries and event id when its status is \`status\`
+-- (any finished one when nil); true when deleted.
+local function delete_finished(base, id, status)
+  local key = base .. 'd:' .. id
+  local f = redis.call('HMGET', key, 'g', 's', 'e', 'y', 'n')
+  if not f[1] or f[2] == 'pending' or (status and f[2] ~= status) then return false end
+  redis.call('ZREM', base .. 'ix:all:' .. f[1], id)
+  redis.call('ZREM', base .. 'ix:' .. f[2] .. ':' .. f[1], id)
+  unindex_filters(base, f[1], id, f[4] or nil, f[5] or nil)
+  local events = base .. 'evt:' .. f[1]
+  if redis.call('HGET', events, f[3]) == id then redis.call('HDEL', events, f[3]) end
+  redis.call('DEL', key)
+  return true
+end
+
+-- Up to \`limit\` of the status's own set created before \`cutoff\`, oldest first.
+local function purge_status(base, status, cutoff, limit)
+  local set = base .. 'finished:' .. status
+  local ids = redis.call('ZRANGEBYSCORE', set, '-inf', '(' .. cutoff, 'LIMIT', 0, limit)
   local removed = 0
   for _, id in ipairs(ids) do
-    redis.call('ZREM', finished, id)
-    local key = base .. 'd:' .. id
-    local f = redis.call('HMGET', key, 'g', 's', 'e', 'y', 'n')
-    if f[1] and f[2] ~= 'pending' then
-      redis.call('ZREM', base .. 'ix:all:' .. f[1], id)
-      redis.call('ZREM', base .. 'ix:' .. f[2] .. ':' .. f[1], id)
-      unindex_filters(base, f[1], id, f[4] or nil, f[5] or nil)
-      local events = base .. 'evt:' .. f[1]
-      if redis.call('HGET', events, f[3]) == id then redis.call('HDEL', events, f[3]) end
-      redis.call('DEL', key)
-      removed = removed + 1
+    redis.call('ZREM', set, id)
+    if delete_finished(base, id, status) then removed = removed + 1 end
+  end
+  return removed
+end
+
+-- The mixed set: up to \`limit\` deleted (of \`status\`, or any when nil), at most
+-- 4 × limit entries read, so a call stays short however the old entries are mixed.
+local function purge_legacy(base, legacy, status, cutoff, limit)
+  local removed, budget = 0, 4 * limit
+  while removed < limit and budget > 0 do
+    local batch = math.min(limit - removed, budget)
+    local found = redis.call('ZRANGEBYSCORE', legacy, '-inf', '(' .. cutoff, 'WITHSCORES', 'LIMIT', 0, batch)
+    if #found == 0 then break end
+    budget = budget - #found / 2
+    for index = 1, #found, 2 do
+      local id = found[index]
+      redis.call('ZREM', legacy, id)
+      local current = redis.call('HGET', base .. 'd:' .. id, 's')
+      if current and current ~= 'pending' then
+        if status == nil or current == status then
+          if delete_finished(base, id, current) then removed = removed + 1 end
+        else
+          redis.call('ZADD', base .. 'finished:' .. current, found[index + 1], id)
+        end
+      end
     end
+  end
+  return removed
+end
+
+-- Up to \`limit\` finished deliveries created before \`cutoff\`, of \`status\` (nil: both).
+local function purge(base, legacy, cutoff, limit, status)
+  local removed = purge_legacy(base, legacy, status, cutoff, limit)
+  for _, each in ipairs(status and { status } or { 'success', 'failed' }) do
+    if removed < limit then removed = removed + purge_status(base, each, cutoff, limit - removed) end
   end
   return removed
 end
@@ -60,6 +109,7 @@ export const upsertConfigScript = new LuaScript(
 local created = 0
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HSET', KEYS[1], 'webhookUrl', ARGV[3], 'enabled', ARGV[4], 'subscribedEventTypes', ARGV[5], 'updatedAt', ARGV[6])
+  redis.call('HDEL', KEYS[1], 'disabledAt', 'disabledReason')
 else
   created = 1
   redis.call('HSET', KEYS[1], 'id', ARGV[1], 'agencyId', ARGV[2], 'webhookUrl', ARGV[3], 'enabled', ARGV[4],
@@ -85,6 +135,22 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
 if ARGV[5] == '1' and redis.call('HGET', KEYS[1], 'signingSecret') ~= ARGV[6] then return {} end
 redis.call('HSET', KEYS[1], 'signingSecret', ARGV[1], 'updatedAt', ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
+return redis.call('HGETALL', KEYS[1])
+`,
+);
+
+/**
+ * KEYS: cfg. ARGV: reason, now, expectedUpdatedAt, configChannel, agencyId. Disables the configuration
+ * (compare-and-set: only while enabled and `updatedAt` is the expected one) and returns HGETALL; empty
+ * when the precondition failed or there is no configuration.
+ */
+export const disableConfigScript = new LuaScript(
+  'disableConfig',
+  `
+if redis.call('HGET', KEYS[1], 'enabled') ~= '1' then return {} end
+if redis.call('HGET', KEYS[1], 'updatedAt') ~= ARGV[3] then return {} end
+redis.call('HSET', KEYS[1], 'enabled', '0', 'disabledAt', ARGV[2], 'disabledReason', ARGV[1], 'updatedAt', ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
 return redis.call('HGETALL', KEYS[1])
 `,
 );
@@ -175,9 +241,9 @@ if ARGV[5] == 'pending' then
     ${linked ? 'enqueue_entry(q, id, ARGV[7], ARGV[9])' : ''}
   end
 else
-  redis.call('ZADD', KEYS[6], ARGV[8], id)
+  redis.call('ZADD', base .. 'finished:' .. ARGV[5], ARGV[8], id)
 end
-if ARGV[10] ~= '' then purge(base, KEYS[6], ARGV[10], tonumber(ARGV[11])) end
+if ARGV[10] ~= '' then purge(base, KEYS[6], ARGV[10], tonumber(ARGV[11]), nil) end
 return { 1 }
 `;
 }
@@ -208,6 +274,9 @@ if ARGV[5] ~= ARGV[3] then
   redis.call('ZREM', base .. 'ix:' .. ARGV[3] .. ':' .. cur[3], id)
   redis.call('ZADD', base .. 'ix:' .. ARGV[5] .. ':' .. cur[3], 0, id)
 end
+if ARGV[3] ~= 'pending' and ARGV[3] ~= ARGV[5] then
+  redis.call('ZREM', base .. 'finished:' .. ARGV[3], id)
+end
 if ARGV[5] == 'pending' then
   redis.call('ZREM', KEYS[3], id)
   if ARGV[8] ~= '' then
@@ -218,7 +287,7 @@ if ARGV[5] == 'pending' then
   end
 else
   redis.call('ZREM', KEYS[2], id)
-  redis.call('ZADD', KEYS[3], cur[4], id)
+  redis.call('ZADD', base .. 'finished:' .. ARGV[5], cur[4], id)
   ${linked ? 'remove_entry(q, id)' : ''}
 end
 return cur[5]
@@ -292,11 +361,14 @@ return out
 `,
 );
 
-/** KEYS: finished. ARGV: base, olderThan, limit. Returns how many deliveries were deleted. */
+/**
+ * KEYS: finished (the mixed set), finished:success, finished:failed. ARGV: base,
+ * olderThan, limit, status ('' for both). Returns how many deliveries were deleted.
+ */
 export const purgeScript = new LuaScript(
   'purgeDeliveries',
   `${PURGE_LUA}
-return purge(ARGV[1], KEYS[1], ARGV[2], tonumber(ARGV[3]))
+return purge(ARGV[1], KEYS[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] ~= '' and ARGV[4] or nil)
 `,
 );
 

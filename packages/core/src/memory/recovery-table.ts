@@ -1,0 +1,50 @@
+import { applyRecoveryUpdate, type RecoveryRecord, type RecoveryUpdate } from '../delivery/recovery';
+
+/**
+ * The memory store's bulk recoveries: records by id, and each agency's running one.
+ * Every method runs without an `await`, so concurrent calls behave as if serialised.
+ * Records are copied on the way in and out.
+ */
+export class MemoryRecoveryTable {
+  readonly #recoveries = new Map<string, RecoveryRecord>();
+  /** Agency id → id of its running recovery. */
+  readonly #running = new Map<string, string>();
+
+  create(record: RecoveryRecord): { recovery: RecoveryRecord; created: boolean } {
+    const runningId = this.#running.get(record.agencyId);
+    const running = runningId === undefined ? undefined : this.#recoveries.get(runningId);
+    if (running) return { recovery: copyRecovery(running), created: false };
+    const stored = copyRecovery(record);
+    this.#recoveries.set(stored.id, stored);
+    if (stored.status === 'running') this.#running.set(stored.agencyId, stored.id);
+    return { recovery: copyRecovery(stored), created: true };
+  }
+
+  get(recoveryId: string): RecoveryRecord | null {
+    const record = this.#recoveries.get(recoveryId);
+    return record ? copyRecovery(record) : null;
+  }
+
+  update(recoveryId: string, expectedVersion: number, update: RecoveryUpdate): RecoveryRecord | null {
+    const current = this.#recoveries.get(recoveryId);
+    if (!current || current.version !== expectedVersion) return null;
+    const next = applyRecoveryUpdate(current, update);
+    this.#recoveries.set(recoveryId, next);
+    if (current.status === 'running' && next.status !== 'running') this.#running.delete(next.agencyId);
+    return copyRecovery(next);
+  }
+
+  listRunning(limit: number): RecoveryRecord[] {
+    const running: RecoveryRecord[] = [];
+    for (const id of this.#running.values()) {
+      const record = this.#recoveries.get(id);
+      if (record) running.push(record);
+    }
+    running.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return running.slice(0, limit).map(copyRecovery);
+  }
+}
+
+function copyRecovery(record: RecoveryRecord): RecoveryRecord {
+  return { ...record, eventTypes: record.eventTypes === null ? null : record.eventTypes.slice() };
+}

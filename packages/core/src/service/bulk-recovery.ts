@@ -1,0 +1,136 @@
+import type { DeliveryRecord, DeliveryStatus } from '../delivery/delivery';
+import {
+  newRecoveryRecord,
+  type RecoverDeliveriesBody,
+  type Recovery,
+  type RecoveryDryRun,
+  type RecoveryRecord,
+  type RecoveryStarted,
+  recoverDeliveriesBodySchema,
+  toRecoveryView,
+} from '../delivery/recovery';
+import { RecoveryInProgressError, RecoveryNotFoundError, RecoveryNotRunningError } from '../errors';
+import { newId } from '../ids';
+import { parseWithSchema } from '../validation';
+import type { Engine } from './engine';
+
+/** Rows read per page when counting a recovery's window. */
+const COUNT_PAGE = 1_000;
+
+/** What selects a recovery's deliveries: the agency, the creation window, the event types. */
+export type RecoveryWindow = Pick<RecoveryRecord, 'agencyId' | 'since' | 'until' | 'eventTypes'>;
+
+/**
+ * One page of the window's deliveries of one event type (`undefined`: every type),
+ * newest first, sorting before `beforeId` when given; only those with `status` when given.
+ */
+export function listWindowPage(
+  engine: Engine,
+  window: RecoveryWindow,
+  page: { eventType: string | undefined; beforeId: string | null; limit: number; status?: DeliveryStatus },
+): Promise<DeliveryRecord[]> {
+  return engine.store.listDeliveries(window.agencyId, {
+    status: page.status,
+    eventType: page.eventType,
+    createdSince: window.since,
+    createdBefore: window.until,
+    beforeId: page.beforeId ?? undefined,
+    limit: page.limit,
+  });
+}
+
+/** How many of the window's deliveries are failed now: a walk of the same pages a recovery replays. */
+async function countFailed(engine: Engine, window: RecoveryWindow): Promise<number> {
+  let matched = 0;
+  for (const eventType of window.eventTypes ?? [undefined]) {
+    let beforeId: string | null = null;
+    for (;;) {
+      const rows = await listWindowPage(engine, window, {
+        eventType,
+        beforeId,
+        limit: COUNT_PAGE,
+        status: 'failed',
+      });
+      matched += rows.length;
+      if (rows.length < COUNT_PAGE) break;
+      beforeId = rows[rows.length - 1]!.id;
+    }
+  }
+  return matched;
+}
+
+/**
+ * POST /deliveries/recover: counts the agency's failed deliveries in the window and,
+ * unless a dry run, stores a running recovery that the workers walk.
+ * @throws WebhookValidationError, RecoveryInProgressError (nothing stored)
+ */
+export async function startRecovery(
+  engine: Engine,
+  agencyId: string,
+  body: RecoverDeliveriesBody,
+): Promise<RecoveryDryRun | RecoveryStarted> {
+  const parsed = parseWithSchema(recoverDeliveriesBodySchema, body, 'recovery request');
+  const now = engine.clock();
+  const window: RecoveryWindow = {
+    agencyId,
+    since: parsed.since,
+    // Later than the request: deliveries created while it runs are not the outage being recovered.
+    until: parsed.until ?? now,
+    eventTypes: parsed.eventTypes === undefined ? null : [...new Set(parsed.eventTypes)],
+  };
+  if (window.until < window.since) {
+    // `until` defaulted to now and `since` is in the future: the window is empty.
+    window.until = window.since;
+  }
+  const matched = await countFailed(engine, window);
+  if (parsed.dryRun) return { matched };
+  const { recovery, created } = await engine.store.createRecovery(
+    newRecoveryRecord({ id: newId(), ...window, matched, now }),
+  );
+  if (!created) throw new RecoveryInProgressError(recovery.id);
+  for (const listener of engine.recoveryListeners) listener();
+  return { recoveryId: recovery.id, matched };
+}
+
+/**
+ * The agency's recovery with this id.
+ * @throws RecoveryNotFoundError for an unknown id, and exactly so for another agency's
+ */
+export async function requireRecovery(
+  engine: Engine,
+  agencyId: string,
+  recoveryId: string,
+): Promise<RecoveryRecord> {
+  const record = await engine.store.getRecovery(recoveryId);
+  if (!record || record.agencyId !== agencyId) throw new RecoveryNotFoundError(recoveryId);
+  return record;
+}
+
+/** GET /recoveries/:id. @throws RecoveryNotFoundError */
+export async function getRecovery(engine: Engine, agencyId: string, recoveryId: string): Promise<Recovery> {
+  return toRecoveryView(await requireRecovery(engine, agencyId, recoveryId));
+}
+
+/**
+ * POST /recoveries/:id/cancel: stops the walk; replays made already stay. Cancelling a
+ * cancelled recovery answers it as it is.
+ * @throws RecoveryNotFoundError, RecoveryNotRunningError (it completed)
+ */
+export async function cancelRecovery(
+  engine: Engine,
+  agencyId: string,
+  recoveryId: string,
+): Promise<Recovery> {
+  for (;;) {
+    const current = await requireRecovery(engine, agencyId, recoveryId);
+    if (current.status === 'cancelled') return toRecoveryView(current);
+    if (current.status !== 'running') throw new RecoveryNotRunningError(recoveryId, current.status);
+    const cancelled = await engine.store.updateRecovery(recoveryId, current.version, {
+      status: 'cancelled',
+      completedAt: engine.clock(),
+      leaseUntil: null,
+    });
+    if (cancelled) return toRecoveryView(cancelled);
+    // A worker wrote its page in between: read again and cancel that.
+  }
+}
