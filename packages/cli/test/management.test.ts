@@ -156,12 +156,42 @@ describe('svc-webhooks replay', () => {
   });
 });
 
-describe('svc-webhooks recover against a host without the bulk-recovery endpoints', () => {
-  it('exits 4 and says that the host does not serve them', async () => {
-    const run = await cli(['recover', '--since', '24h']);
-    expect(run.code).toBe(4);
-    // The example host's GET /deliveries/:id route takes the path, so the method is what it refuses.
-    expect(run.stderr).toContain('answered 405 method_not_allowed');
-    expect(run.stderr).toContain('does not serve the bulk-recovery endpoints');
+describe('svc-webhooks recover', () => {
+  it('has the host replay the failed deliveries of the window and follows the recovery to its end', async () => {
+    await configure(['job_cancelled']);
+    receiver.respond(() => ({ status: 500 }));
+    const ids: string[] = [];
+    for (const jobNumber of [1, 2, 3]) {
+      const emitted = await host.service.emit({
+        agencyId: 'agency-1',
+        eventType: 'job_cancelled',
+        entityId: `job-${jobNumber}`,
+        metadata: { jobId: `job-${jobNumber}`, agencyId: 'agency-1', jobNumber, reason: 'Duplicate request' },
+      });
+      ids.push(emitted?.deliveryId ?? '');
+    }
+    await vi.waitFor(
+      async () => {
+        const failed = await host.service.listDeliveries('agency-1', { status: 'failed' });
+        expect(failed.deliveries).toHaveLength(3);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    receiver.respond(() => ({ status: 204, body: '' }));
+
+    const dryRun = await cli(['recover', '--since', '1h', '--dry-run']);
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toBe('3 failed deliveries match. Run again without --dry-run to replay them.\n');
+    const run = await cli(['recover', '--since', '1h', '--interval', '20']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^Recovery \S+ started: 3 failed deliveries to replay\.\nRecovery \S+ completed: 3 of 3 replayed\.\n$/,
+    );
+    for (const id of ids) {
+      await vi.waitFor(
+        async () => expect((await host.service.getDelivery('agency-1', id)).status).toBe('success'),
+        { timeout: 10_000, interval: 20 },
+      );
+    }
   });
 });

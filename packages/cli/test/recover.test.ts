@@ -3,8 +3,9 @@ import { type RecoveryServer, startRecoveryServer } from './recovery-server';
 import { runBin } from './run-cli';
 
 /*
- * `recover` against a local server implementing the design's bulk-recovery contract (recovery-server.ts),
- * since the service does not serve those endpoints yet.
+ * `recover` against a local server implementing the bulk-recovery contract (recovery-server.ts), whose
+ * recoveries advance one replay per read: the progress output is then exact. The example host's real
+ * endpoints are exercised in management.test.ts.
  */
 
 const HOUR = 3_600_000;
@@ -97,6 +98,15 @@ describe('svc-webhooks recover', () => {
     const run = await recover('--since', '24h');
     expect(run.code).toBe(4);
     expect(run.stderr).toContain('POST /deliveries/recover answered 409 recovery_in_progress');
+  });
+
+  it('exits 4 and says so when the host does not serve the bulk-recovery endpoints', async () => {
+    const run = await runBin(['recover', '--since', '24h'], {
+      env: { SVC_WEBHOOKS_API: server.api.replace('/v1/', '/v0/'), SVC_WEBHOOKS_TOKEN: 'tok_owner' },
+    });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain('answered 404 not_found');
+    expect(run.stderr).toContain('does not serve the bulk-recovery endpoints');
   });
 
   it('exits 2 for a time it cannot read, before any request', async () => {

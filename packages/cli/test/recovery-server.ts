@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /*
- * A real HTTP server implementing the bulk-recovery contract of the design (§5.3), for `recover` until
- * the service's own endpoints exist:
+ * A real HTTP server implementing the bulk-recovery contract of the design (§5.3), so `recover`'s output
+ * can be checked step by step:
  *   POST /deliveries/recover { since, until?, eventTypes?, dryRun? }
  *     → 200 { matched } for a dry run, else 202 { recoveryId, matched }; 409 recovery_in_progress while
  *       one runs
