@@ -15,6 +15,7 @@ export const GUIDES = [
   'events.md',
   'receiving-webhooks.md',
   'delivery-lifecycle.md',
+  'operations.md',
   'scaling.md',
   'security.md',
   'observability.md',
