@@ -52,7 +52,7 @@ export async function createConfiguration(ctx: DemoContext): Promise<string> {
 }
 
 /** Emits an event through the host's demo endpoint and returns the delivery id. */
-async function emit(ctx: DemoContext, event: { eventType: string }): Promise<string> {
+export async function emit(ctx: DemoContext, event: { eventType: string }): Promise<string> {
   const answer = await ctx.api('POST', '/demo/emit', { body: event });
   check(
     answer.status === 202 && typeof answer.body.deliveryId === 'string',
@@ -108,8 +108,11 @@ export async function showDeliveryList(ctx: DemoContext, expected: number): Prom
   }
 }
 
-/** A delivery the receiver refuses until it is `failed`, then a replay that succeeds at attempt 6. */
-export async function failAndReplay(ctx: DemoContext): Promise<void> {
+/**
+ * A delivery the receiver refuses until it is `failed`, then a replay that succeeds at attempt 6.
+ * Resolves with that delivery's id.
+ */
+export async function failAndReplay(ctx: DemoContext): Promise<string> {
   section('4. A delivery the receiver keeps refusing, then a replay');
   ctx.receiver.answer((envelope) => (envelope.eventType === 'job_cancelled' ? 503 : null));
   detail('the receiver now answers 503 to job_cancelled (retry schedule shortened to 100 ms for the demo)');
@@ -148,11 +151,12 @@ export async function failAndReplay(ctx: DemoContext): Promise<void> {
     `${id} to succeed`,
   );
   check(done.body.attempt === 6, 'the replayed delivery succeeded at attempt 6', done.body);
+  return id;
 }
 
 /** Rotates the secret and shows the next delivery verifies with the new secret only. */
 export async function rotateSecret(ctx: DemoContext, oldSecret: string): Promise<void> {
-  section('5. Rotate the signing secret');
+  section('6. Rotate the signing secret');
   const rotated = await ctx.api('POST', '/v1/agency/webhooks/config/rotate-secret');
   const secret: string = rotated.body.signingSecret;
   check(
@@ -186,7 +190,7 @@ function verificationCode(delivery: { rawBody: string; signature: string }, secr
 
 /** Calls the test endpoint with the receiver accepting, then refusing. */
 export async function sendTestEvents(ctx: DemoContext): Promise<void> {
-  section('6. Send test events');
+  section('7. Send test events');
   const ok = await ctx.api('POST', '/v1/agency/webhooks/config/test');
   check(
     ok.status === 200 && ok.body.success === true && ok.body.statusCode === 204,

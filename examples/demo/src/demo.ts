@@ -25,6 +25,7 @@ import {
   sendTestEvents,
   showDeliveryList,
 } from './demo-steps';
+import { operateDeliveries } from './operations-steps';
 import { DemoCheckFailed, section } from './report';
 
 const AGENCY_ID = 'agency-1';
@@ -69,11 +70,12 @@ async function main(): Promise<number> {
     await deliverThreeEvents(ctx);
     section('3. The delivery list');
     await showDeliveryList(ctx, 3);
-    await failAndReplay(ctx);
+    const replayedId = await failAndReplay(ctx);
+    await operateDeliveries(ctx, replayedId);
     await rotateSecret(ctx, secret);
     await sendTestEvents(ctx);
-    section('7. The delivery list at the end (test events are not logged)');
-    await showDeliveryList(ctx, 5);
+    section('8. The delivery list at the end (test events are not logged)');
+    await showDeliveryList(ctx, 7);
     console.log(
       `\nDemo complete: every step behaved as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`,
     );
