@@ -1,3 +1,4 @@
+import type { QueueEntry } from '../adapters/queue';
 import type { ReplayTrigger } from '../delivery/attempt-record';
 import type { DeliveryRecord, ReplayResult } from '../delivery/delivery';
 import { replayUpdate } from '../delivery/state-machine';
@@ -51,12 +52,28 @@ export async function replayRecord(
   record: DeliveryRecord,
   trigger: ReplayTrigger,
 ): Promise<DeliveryRecord | null> {
-  const now = engine.clock();
-  const saved = await engine.store.updateDelivery(
+  const saved = await writeReplay(engine, record, trigger);
+  if (saved) await engine.queue.enqueue(queueEntryOf(saved));
+  return saved;
+}
+
+/**
+ * The store half of {@link replayRecord}: the delivery made pending again, not yet queued.
+ * For callers that queue many at once; until they do, the delivery waits for the recovery sweep.
+ */
+export function writeReplay(
+  engine: Engine,
+  record: DeliveryRecord,
+  trigger: ReplayTrigger,
+): Promise<DeliveryRecord | null> {
+  return engine.store.updateDelivery(
     record.id,
     { attempt: record.attempt, status: record.status },
-    replayUpdate(record, now, trigger),
+    replayUpdate(record, engine.clock(), trigger),
   );
-  if (saved) await engine.queue.enqueue({ deliveryId: saved.id, agencyId: saved.agencyId, runAt: now });
-  return saved;
+}
+
+/** The queue entry of a delivery made pending: due at its `nextRetryAt`. */
+export function queueEntryOf(record: DeliveryRecord): QueueEntry {
+  return { deliveryId: record.id, agencyId: record.agencyId, runAt: record.nextRetryAt ?? 0 };
 }

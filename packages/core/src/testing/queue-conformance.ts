@@ -3,6 +3,7 @@ import type { DeliveryQueue } from '../adapters/queue';
 import type { WebhookStore } from '../adapters/store';
 import { useAdapterFixture } from './adapter-fixture';
 import { describeClaimCases } from './queue-claim-cases';
+import { describeEnqueueMissingCases } from './queue-enqueue-missing-cases';
 import { describeFairnessCases } from './queue-fairness-cases';
 import { createQueueHarness, type QueueHarness } from './queue-harness';
 import { describeLeaseCases } from './queue-lease-cases';
@@ -83,6 +84,7 @@ export function describeQueueConformance(
     });
     const harness = (): QueueHarness => fixture().harness;
     describeClaimCases(harness);
+    describeEnqueueMissingCases(harness);
     describeFairnessCases(harness);
     describeLeaseCases(harness);
     describeWaitCases(harness);

@@ -10,7 +10,7 @@ export interface RecoverySweepOptions {
   /** Source of truth: which deliveries are pending and due. */
   store: WebhookStore;
   /**
-   * Where lost entries are put back. A queue with `enqueueMissing` (Redis) never
+   * Where lost entries are put back. A queue with `enqueueMissing` (PostgreSQL, Redis) never
    * has a live claim dropped by the sweep; with plain `enqueue`, a delivery that
    * is merely backlogged past `graceMs` may be attempted twice at worst (the
    * store's compare-and-set records one of them).

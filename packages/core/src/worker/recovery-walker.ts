@@ -1,7 +1,7 @@
 import type { DeliveryRecord } from '../delivery/delivery';
 import { cursorEventType, type RecoveryRecord, type RecoveryUpdate, walkCount } from '../delivery/recovery';
 import { listWindowPage } from '../service/bulk-recovery';
-import { replayRecord } from '../service/delivery-access';
+import { queueEntryOf, writeReplay } from '../service/delivery-access';
 import type { Engine } from '../service/engine';
 import { positiveIntegerOption } from '../validation';
 
@@ -58,7 +58,11 @@ export function resolveRecoveryWalkerOptions(
   };
 }
 
-/** Replays of one page in flight at once: enough to hide store round trips, few enough to leave the store to deliveries. */
+/**
+ * Replay writes of one page in flight at once. Stores batch concurrent compare-and-sets (PostgreSQL
+ * writes these in one statement), and more at once made the walk a burst that slowed the deliveries
+ * running beside it (Redis: recovery at 0.88× of a backlog's rate with 32, 0.97× with 8).
+ */
 const REPLAYS_AT_ONCE = 8;
 /** Running recoveries read per look. */
 const SCAN_LIMIT = 64;
@@ -215,7 +219,7 @@ export class RecoveryWalker {
     if (row.status === 'pending') {
       if (row.nextAttemptTrigger !== 'recovery') return false;
       // The dead worker may have died between its replay's write and its enqueue.
-      await this.#requeue(row);
+      await this.#enqueue([row]);
       return true;
     }
     const attempts = await this.#engine.store.listAttempts(row.id);
@@ -224,34 +228,44 @@ export class RecoveryWalker {
     );
     if (replayedBefore) return true;
     if (row.status !== 'failed') return false;
-    return (await replayRecord(this.#engine, row, 'recovery')) !== null;
+    const saved = await writeReplay(this.#engine, row, 'recovery');
+    if (saved) await this.#enqueue([saved]);
+    return saved !== null;
   }
 
   /**
-   * Puts a replayed delivery on the queue again. A queue with `enqueueMissing` adds it only when
-   * absent; with plain `enqueue` one that is queued already may be attempted twice at worst, and
-   * the store's compare-and-set records one of the two (at-least-once, as a lost entry's repair).
+   * Queues replayed deliveries. A queue with `enqueueMissing` takes them in one call and adds
+   * only those without an entry; with plain `enqueue`, one that is queued already (a page being
+   * taken over) may be attempted twice at worst, and the store's compare-and-set records one of
+   * the two (at-least-once, as a lost entry's repair).
    */
-  async #requeue(row: DeliveryRecord): Promise<void> {
-    const { queue, clock } = this.#engine;
-    const entry = { deliveryId: row.id, agencyId: row.agencyId, runAt: row.nextRetryAt ?? clock() };
-    if (queue.enqueueMissing) await queue.enqueueMissing([entry]);
-    else await queue.enqueue(entry);
+  async #enqueue(records: readonly DeliveryRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const { queue } = this.#engine;
+    const entries = records.map(queueEntryOf);
+    if (queue.enqueueMissing) await queue.enqueueMissing(entries);
+    else for (const entry of entries) await queue.enqueue(entry);
   }
 
-  /** Replays the page's deliveries, a few at a time; resolves with how many were replayed. */
+  /**
+   * Replays the page's deliveries: the compare-and-sets a few at a time (stores batch concurrent
+   * ones), then every replayed delivery queued in one call where the queue can (`enqueueMissing`).
+   * Resolves with how many were replayed.
+   */
   async #replayAll(page: readonly DeliveryRecord[]): Promise<number> {
     let next = 0;
-    let replayed = 0;
+    const replayed: DeliveryRecord[] = [];
     const lane = async (): Promise<void> => {
       while (next < page.length) {
         const delivery = page[next++] as DeliveryRecord;
         // Null: it changed since the page was read (a manual replay got there first): skipped.
-        if (await replayRecord(this.#engine, delivery, 'recovery')) replayed += 1;
+        const saved = await writeReplay(this.#engine, delivery, 'recovery');
+        if (saved) replayed.push(saved);
       }
     };
     await Promise.all(Array.from({ length: Math.min(REPLAYS_AT_ONCE, page.length) }, lane));
-    return replayed;
+    await this.#enqueue(replayed);
+    return replayed.length;
   }
 
   /**

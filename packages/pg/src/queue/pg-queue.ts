@@ -150,6 +150,22 @@ class PgDeliveryQueue implements DeliveryQueue {
     }
   }
 
+  /**
+   * Gives each delivery an entry only when it has none (no `run_at`: neither queued nor claimed),
+   * in one statement; a queued entry keeps its due time and a live claim is never dropped.
+   */
+  async enqueueMissing(entries: readonly QueueEntry[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    await this.#context.ensureMigrated();
+    const result = await this.#pool.query(
+      this.#config(this.#sql.enqueueMissing, [
+        entries.map((entry) => entry.deliveryId),
+        entries.map((entry) => entry.runAt),
+      ]),
+    );
+    return result.rowCount ?? 0;
+  }
+
   async claim(options: ClaimOptions): Promise<Claim[]> {
     assertClaimOptions(options);
     if (options.limit < 1) return [];
