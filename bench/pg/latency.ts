@@ -17,7 +17,7 @@ export interface PacedRun {
  * Calls `emit(n)` at a steady `rate` (scheduled against the clock, so one slow
  * emit does not delay the next) and resolves when all have been started.
  */
-async function paced(run: PacedRun, emit: (n: number) => void): Promise<number> {
+export async function paced(run: PacedRun, emit: (n: number) => void): Promise<number> {
   const total = run.rate * run.seconds;
   const interval = 1000 / run.rate;
   const start = performance.now();
@@ -30,7 +30,11 @@ async function paced(run: PacedRun, emit: (n: number) => void): Promise<number> 
 }
 
 /** Emit-to-receive times (ms) of the deliveries after the first second. */
-function latencies(sentAt: Map<string, number>, receivedAt: Map<string, number>, warmup: number): number[] {
+export function latencies(
+  sentAt: Map<string, number>,
+  receivedAt: Map<string, number>,
+  warmup: number,
+): number[] {
   const samples: number[] = [];
   for (const [entityId, sent] of sentAt) {
     const received = receivedAt.get(entityId);
@@ -41,7 +45,7 @@ function latencies(sentAt: Map<string, number>, receivedAt: Map<string, number>,
 }
 
 /** Waits until `count` distinct deliveries have been received (or a minute passed). */
-async function drained(receivedAt: Map<string, number>, count: number): Promise<void> {
+export async function drained(receivedAt: Map<string, number>, count: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (receivedAt.size < count && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 20));
