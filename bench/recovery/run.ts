@@ -1,0 +1,134 @@
+/**
+ * `pnpm --filter @svc/bench run recovery`: does a bulk recovery replay at the
+ * delivery rate, and does it leave other agencies alone? On the memory,
+ * PostgreSQL and Redis backends, with the service and worker on default
+ * settings and receivers named by hostname (`*.hooks.test` through the resolver
+ * hook, as the isolation benchmark):
+ *
+ * - one agency's 10,000 deliveries as a backlog of new events, against the same
+ *   number of its failed deliveries replayed by a recovery (both within the
+ *   agency's in-flight limit): the recovery's rate as a ratio of the backlog's;
+ * - 99 other agencies × 20 new deliveries, alone and while that recovery runs:
+ *   their rate with the recovery as a ratio of their rate without.
+ *
+ * Rounds interleave every measurement; medians are reported. Writes the
+ * `recovery` section of docs/benchmarks.md (`--no-write`: print only).
+ *
+ * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (3),
+ * BENCH_RECOVERED (10000), BENCH_OTHER_AGENCIES (99), BENCH_PER_OTHER (60),
+ * DATABASE_URL, REDIS_URL.
+ */
+import { loadavg } from 'node:os';
+import { generateSigningSecret } from '@svc/webhooks-core';
+import { BACKENDS, type BackendKind } from '../isolation/backends';
+import { startIsolationReceivers } from '../isolation/receivers';
+import { median } from '../isolation/summary';
+import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
+import { type Measurement, measure, SCENARIOS, type Scenario, type Sizes } from './scenario';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SIZES: Sizes = {
+  recovered: Number(process.env.BENCH_RECOVERED ?? 10_000),
+  otherAgencies: Number(process.env.BENCH_OTHER_AGENCIES ?? 99),
+  perOtherAgency: Number(process.env.BENCH_PER_OTHER ?? 60),
+};
+const SELECTED: BackendKind[] = process.env.BENCH_BACKENDS
+  ? (process.env.BENCH_BACKENDS.split(',') as BackendKind[])
+  : [...BACKENDS];
+const write = !process.argv.includes('--no-write');
+
+const BARS = { recovery: 0.9, others: 0.9 };
+
+function format(rate: number): string {
+  return `${Math.round(rate).toLocaleString('en-US')}/s`;
+}
+
+function ratio(value: number, bar: number): string {
+  return `${value.toFixed(2)}× ${value >= bar ? '(met)' : '(**missed**)'}`;
+}
+
+async function main(): Promise<void> {
+  for (const backend of SELECTED) {
+    if (!(BACKENDS as readonly string[]).includes(backend)) throw new Error(`unknown backend ${backend}`);
+  }
+  const loadBefore = loadavg()[0] ?? 0;
+  const receivers = await startIsolationReceivers();
+  const secret = generateSigningSecret();
+  const runs = new Map<string, Measurement[]>();
+  const key = (backend: BackendKind, scenario: Scenario) => `${backend}/${scenario}`;
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const backend of SELECTED) {
+        for (const scenario of SCENARIOS) {
+          const result = await measure(backend, scenario, SIZES, receivers, secret);
+          runs.set(key(backend, scenario), [...(runs.get(key(backend, scenario)) ?? []), result]);
+          const walk = result.walkSeconds === null ? '' : `, walk done at ${result.walkSeconds.toFixed(2)} s`;
+          console.log(
+            `round ${round} ${backend} ${scenario}: ${format(result.rate)} (${result.seconds.toFixed(2)} s${walk})`,
+          );
+        }
+      }
+    }
+  } finally {
+    await receivers.close();
+  }
+  const rate = (backend: BackendKind, scenario: Scenario) =>
+    median((runs.get(key(backend, scenario)) ?? []).map((run) => run.rate));
+  // Ratios of measurements of the same round (taken minutes apart at most), then their median:
+  // the machine's drift between rounds cancels out.
+  const pairedRatio = (backend: BackendKind, scenario: Scenario, base: Scenario) => {
+    const of = runs.get(key(backend, scenario)) ?? [];
+    const bases = runs.get(key(backend, base)) ?? [];
+    return median(of.map((run, index) => run.rate / (bases[index]?.rate ?? Number.NaN)));
+  };
+  const rows = SELECTED.map((backend) => {
+    const fresh = rate(backend, 'fresh');
+    const recovery = rate(backend, 'recovery');
+    const others = rate(backend, 'others');
+    const withRecovery = rate(backend, 'others+recovery');
+    const walks = (runs.get(key(backend, 'recovery')) ?? []).flatMap((run) => run.walkSeconds ?? []);
+    return [
+      backend,
+      format(fresh),
+      format(recovery),
+      ratio(pairedRatio(backend, 'recovery', 'fresh'), BARS.recovery),
+      format(others),
+      format(withRecovery),
+      ratio(pairedRatio(backend, 'others+recovery', 'others'), BARS.others),
+      `${pairedRatio(backend, 'others+backlog', 'others').toFixed(2)}×`,
+      walks.length > 0 ? `${median(walks).toFixed(1)} s` : '–',
+    ];
+  });
+  const loadAfter = loadavg()[0] ?? 0;
+  const markdown = `## Bulk recovery (\`bench/recovery\`)
+
+${describeMachine()}; load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after; ${ROUNDS} rounds; rates are medians, ratios the median of each round's ratio.
+Service and worker on default settings (\`perAgencyConcurrency\` 8); receivers by hostname through the resolver hook.
+
+- **Recovery rate**: one agency's ${SIZES.recovered.toLocaleString('en-US')} \`failed\` deliveries replayed by \`recoverDeliveries\`
+  (timed from the worker's start, the request's count included, to the last delivery), as a ratio of the same number
+  of its new events delivered from a backlog. Bar: ≥ ${BARS.recovery}×.
+- **Other agencies**: ${SIZES.otherAgencies} agencies × ${SIZES.perOtherAgency} new deliveries, timed alone and while
+  that recovery runs. Bar: ≥ ${BARS.others}×. For scale, the last column: the same agencies while the recovered
+  agency's backlog of new events is delivered instead (what any busy agency costs the others).
+
+${markdownTable(
+  [
+    'backend',
+    'backlog of new events',
+    'recovery',
+    'recovery ÷ backlog',
+    'other agencies alone',
+    'with a recovery running',
+    'with ÷ alone',
+    'with a backlog instead ÷ alone',
+    'recovery walk done at',
+  ],
+  rows,
+)}
+`;
+  console.log(markdown);
+  if (write) writeBenchSection('recovery', markdown);
+}
+
+await main();

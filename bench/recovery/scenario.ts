@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { createWorker, type WebhookHooks, type WebhookService } from '@svc/webhooks-core';
+import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import { type BackendKind, openBackend } from '../isolation/backends';
+import type { IsolationReceivers } from '../isolation/receivers';
+import { configureAgencies, createIsolationService } from '../isolation/service-setup';
+
+/** The agency whose failed deliveries are recovered. */
+const RECOVERED_AGENCY = 'agency-recovered';
+const CREATED_AT = 1_700_000_000_000;
+const EMIT_CHUNK = 250;
+/** Longest one measurement may take before it is reported as not finished. */
+const MEASUREMENT_TIMEOUT_MS = 300_000;
+
+/**
+ * What one measurement delivers:
+ * - `fresh`: the recovered agency's deliveries as a backlog of new events (the delivery benchmark's
+ *   case, within one agency's in-flight limit);
+ * - `recovery`: the same number of its `failed` deliveries, replayed by a bulk recovery;
+ * - `others`: the other agencies' new events alone;
+ * - `others+recovery`: the other agencies' new events while the recovery runs;
+ * - `others+backlog`: the other agencies' new events while the recovered agency's backlog of new
+ *   events (as `fresh`) is delivered: what any busy agency costs the others.
+ */
+export type Scenario = 'fresh' | 'recovery' | 'others' | 'others+recovery' | 'others+backlog';
+export const SCENARIOS: readonly Scenario[] = [
+  'fresh',
+  'recovery',
+  'others',
+  'others+recovery',
+  'others+backlog',
+];
+
+export interface Sizes {
+  recovered: number;
+  otherAgencies: number;
+  perOtherAgency: number;
+}
+
+/** One measurement: the timed group's deliveries per second, from the worker's start to its last delivery. */
+export interface Measurement {
+  scenario: Scenario;
+  backend: BackendKind;
+  rate: number;
+  seconds: number;
+  /** Deliveries of the timed group. */
+  delivered: number;
+  /** Recovery scenarios: seconds from the worker's start until the recovery's walk completed (every replay queued). */
+  walkSeconds: number | null;
+}
+
+function counter(target: number) {
+  let count = 0;
+  let resolve: () => void = () => {};
+  const done = new Promise<void>((r) => {
+    resolve = r;
+  });
+  if (target === 0) resolve();
+  return {
+    done,
+    add() {
+      if (++count === target) resolve();
+    },
+  };
+}
+
+async function emitAll(
+  webhooks: WebhookService,
+  agencies: readonly string[],
+  perAgency: number,
+): Promise<void> {
+  const events = agencies.flatMap((agencyId) =>
+    Array.from({ length: perAgency }, (_, n) => ({
+      agencyId,
+      eventType: 'job_cancelled' as const,
+      entityId: `job-${n}`,
+      metadata: { jobId: `job-${n}`, agencyId, jobNumber: n, reason: 'benchmark' },
+    })),
+  );
+  for (let start = 0; start < events.length; start += EMIT_CHUNK) {
+    await Promise.all(events.slice(start, start + EMIT_CHUNK).map((event) => webhooks.emit(event)));
+  }
+}
+
+async function insertFailed(webhooks: WebhookService, count: number): Promise<void> {
+  for (let start = 0; start < count; start += EMIT_CHUNK) {
+    const batch = Array.from({ length: Math.min(EMIT_CHUNK, count - start) }, (_, offset) =>
+      makeDeliveryRecord({
+        agencyId: RECOVERED_AGENCY,
+        eventType: 'job_cancelled',
+        status: 'failed',
+        attempt: 5,
+        maxAttempts: 5,
+        nextRetryAt: null,
+        lastAttemptAt: CREATED_AT + 1,
+        lastResponseCode: 503,
+        createdAt: CREATED_AT + start + offset,
+      }),
+    );
+    await Promise.all(batch.map((record) => webhooks.store.insertDelivery(record)));
+  }
+}
+
+/** Runs one measurement on a fresh backend, the service and worker on default settings. */
+export async function measure(
+  backendKind: BackendKind,
+  scenario: Scenario,
+  sizes: Sizes,
+  receivers: IsolationReceivers,
+  secret: string,
+): Promise<Measurement> {
+  const tag = randomUUID().slice(0, 8);
+  const backend = await openBackend(backendKind, `${scenario.replace('+', '-')}-${tag}`);
+  const others = Array.from({ length: sizes.otherAgencies }, (_, index) => `agency-${index}`);
+  const timesOthers = scenario.startsWith('others');
+  const recovers = scenario === 'recovery' || scenario === 'others+recovery';
+  const timed = counter(timesOthers ? others.length * sizes.perOtherAgency : sizes.recovered);
+  const hooks: WebhookHooks = {
+    onDelivered: (delivery) => {
+      if ((delivery.agencyId === RECOVERED_AGENCY) !== timesOthers) timed.add();
+    },
+  };
+  const webhooks = createIsolationService(backend, receivers.ca, hooks);
+  const url = (agencyId: string) =>
+    `https://${agencyId}.hooks.test:${receivers.ports.ok}/ok/${tag}/${agencyId}`;
+  await configureAgencies(
+    backend.store,
+    [RECOVERED_AGENCY, ...others].map((agencyId) => ({ agencyId, webhookUrl: url(agencyId) })),
+    secret,
+  );
+  if (scenario === 'fresh' || scenario === 'others+backlog') {
+    await emitAll(webhooks, [RECOVERED_AGENCY], sizes.recovered);
+  }
+  if (recovers) await insertFailed(webhooks, sizes.recovered);
+  if (timesOthers) await emitAll(webhooks, others, sizes.perOtherAgency);
+
+  const worker = createWorker(webhooks);
+  const started = performance.now();
+  await worker.start();
+  let walkSeconds: number | null = null;
+  if (recovers) {
+    const { recoveryId } = await webhooks.recoverDeliveries(RECOVERED_AGENCY, {
+      since: CREATED_AT,
+      until: CREATED_AT + sizes.recovered,
+    });
+    void (async () => {
+      while ((await webhooks.getRecovery(RECOVERED_AGENCY, recoveryId)).status === 'running') {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      walkSeconds = (performance.now() - started) / 1000;
+    })().catch(() => {});
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), MEASUREMENT_TIMEOUT_MS);
+  });
+  const ended = await Promise.race([timed.done.then(() => 'done' as const), timedOut]);
+  clearTimeout(timer);
+  const seconds = (performance.now() - started) / 1000;
+  await worker.stop();
+  await webhooks.close();
+  await backend.close();
+  if (ended === 'timeout')
+    throw new Error(`${backendKind} ${scenario}: not delivered in ${MEASUREMENT_TIMEOUT_MS} ms`);
+  const delivered = timesOthers ? others.length * sizes.perOtherAgency : sizes.recovered;
+  return { scenario, backend: backendKind, rate: delivered / seconds, seconds, delivered, walkSeconds };
+}
