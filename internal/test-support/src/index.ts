@@ -15,8 +15,6 @@ export { startTestReceiver } from './receiver';
 export type { ReceiverStats } from './receiver-messages';
 export type { ReceiverProcess, ReceiverProcessOptions } from './receiver-process';
 export { spawnReceiverProcess } from './receiver-process';
-export type { KillableWorker, RecoveryCrashOptions, RecoveryCrashResult } from './recovery-crash';
-export { runRecoveryCrash } from './recovery-crash';
 export { everythingIn, newSecretKey, openSealedSecret, recordingSecrets } from './sealed-secrets';
 export type { ServiceHarness, ServiceHarnessOptions } from './service-harness';
 export { FAST_CIRCUIT, FAST_RETRY, jobCancelled, startServiceHarness } from './service-harness';

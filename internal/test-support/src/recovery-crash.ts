@@ -1,5 +1,6 @@
 import type { Recovery, WebhookService } from '@svc/webhooks-core';
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import { expect } from 'vitest';
 
 /** A worker in another process, as the backends' fixtures start them. */
 export interface KillableWorker {
@@ -132,4 +133,24 @@ export async function runRecoveryCrash(options: RecoveryCrashOptions): Promise<R
     }
   }
   return { recoveries: await read(), recoveryAttempts, replayedAtKill };
+}
+
+/**
+ * What every backend's crash test asserts of {@link runRecoveryCrash}'s result: the worker was
+ * killed part way, every recovery completed with all it matched replayed, and every delivery's
+ * history holds exactly one `recovery` attempt.
+ */
+export function expectEachReplayedOnce(result: RecoveryCrashResult, agencies = 4, perAgency = 1_250): void {
+  const total = agencies * perAgency;
+  expect(result.replayedAtKill, 'killed part way').toBeLessThan(total);
+  expect(result.recoveries).toHaveLength(agencies);
+  for (const recovery of result.recoveries) {
+    expect(recovery).toMatchObject({ status: 'completed', matched: perAgency, replayed: perAgency });
+  }
+  expect(result.recoveryAttempts.size).toBe(total);
+  const deliveriesByCount = new Map<number, number>();
+  for (const count of result.recoveryAttempts.values()) {
+    deliveriesByCount.set(count, (deliveriesByCount.get(count) ?? 0) + 1);
+  }
+  expect(Object.fromEntries(deliveriesByCount), 'deliveries by recovery attempts').toEqual({ 1: total });
 }
