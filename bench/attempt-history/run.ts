@@ -22,6 +22,7 @@ import { BACKENDS, type BackendKind, openBackend } from '../isolation/backends';
 import { type IsolationReceivers, startIsolationReceivers } from '../isolation/receivers';
 import { configureAgencies, createIsolationService } from '../isolation/service-setup';
 import { median } from '../isolation/summary';
+import { emitBacklog } from '../lib/backlog';
 import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -32,7 +33,6 @@ const SELECTED: BackendKind[] = process.env.BENCH_BACKENDS
   : [...BACKENDS];
 const write = !process.argv.includes('--no-write');
 const BAR = 0.9;
-const EMIT_CHUNK = 250;
 
 type Variant = 'recorded' | 'not recorded';
 
@@ -79,17 +79,7 @@ async function measure(
     })),
     secret,
   );
-  const events = agencies.flatMap((agencyId) =>
-    Array.from({ length: PER_AGENCY }, (_, n) => ({
-      agencyId,
-      eventType: 'job_cancelled' as const,
-      entityId: `job-${n}`,
-      metadata: { jobId: `job-${n}`, agencyId, jobNumber: n, reason: 'benchmark' },
-    })),
-  );
-  for (let start = 0; start < events.length; start += EMIT_CHUNK) {
-    await Promise.all(events.slice(start, start + EMIT_CHUNK).map((event) => webhooks.emit(event)));
-  }
+  await emitBacklog(webhooks, agencies, PER_AGENCY);
   const worker = createWorker(webhooks);
   const started = performance.now();
   await worker.start();

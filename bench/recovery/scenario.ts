@@ -4,11 +4,12 @@ import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
 import { type BackendKind, openBackend } from '../isolation/backends';
 import type { IsolationReceivers } from '../isolation/receivers';
 import { configureAgencies, createIsolationService } from '../isolation/service-setup';
+import { emitBacklog } from '../lib/backlog';
 
 /** The agency whose failed deliveries are recovered. */
 const RECOVERED_AGENCY = 'agency-recovered';
 const CREATED_AT = 1_700_000_000_000;
-const EMIT_CHUNK = 250;
+const INSERT_CHUNK = 250;
 /** Longest one measurement may take before it is reported as not finished. */
 const MEASUREMENT_TIMEOUT_MS = 300_000;
 
@@ -64,27 +65,9 @@ function counter(target: number) {
   };
 }
 
-async function emitAll(
-  webhooks: WebhookService,
-  agencies: readonly string[],
-  perAgency: number,
-): Promise<void> {
-  const events = agencies.flatMap((agencyId) =>
-    Array.from({ length: perAgency }, (_, n) => ({
-      agencyId,
-      eventType: 'job_cancelled' as const,
-      entityId: `job-${n}`,
-      metadata: { jobId: `job-${n}`, agencyId, jobNumber: n, reason: 'benchmark' },
-    })),
-  );
-  for (let start = 0; start < events.length; start += EMIT_CHUNK) {
-    await Promise.all(events.slice(start, start + EMIT_CHUNK).map((event) => webhooks.emit(event)));
-  }
-}
-
 async function insertFailed(webhooks: WebhookService, count: number): Promise<void> {
-  for (let start = 0; start < count; start += EMIT_CHUNK) {
-    const batch = Array.from({ length: Math.min(EMIT_CHUNK, count - start) }, (_, offset) =>
+  for (let start = 0; start < count; start += INSERT_CHUNK) {
+    const batch = Array.from({ length: Math.min(INSERT_CHUNK, count - start) }, (_, offset) =>
       makeDeliveryRecord({
         agencyId: RECOVERED_AGENCY,
         eventType: 'job_cancelled',
@@ -129,10 +112,10 @@ export async function measure(
     secret,
   );
   if (scenario === 'fresh' || scenario === 'others+backlog') {
-    await emitAll(webhooks, [RECOVERED_AGENCY], sizes.recovered);
+    await emitBacklog(webhooks, [RECOVERED_AGENCY], sizes.recovered);
   }
   if (recovers) await insertFailed(webhooks, sizes.recovered);
-  if (timesOthers) await emitAll(webhooks, others, sizes.perOtherAgency);
+  if (timesOthers) await emitBacklog(webhooks, others, sizes.perOtherAgency);
 
   const worker = createWorker(webhooks);
   const started = performance.now();
