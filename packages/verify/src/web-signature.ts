@@ -39,7 +39,7 @@ function importKey(secret: string): Promise<HmacKey> {
 }
 
 /** The bytes that are signed: `<t>.` followed by the body. */
-function signedBytes(timestampText: string, body: string | Uint8Array): Uint8Array {
+function signedBytes(timestampText: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
   if (typeof body === 'string') return encoder.encode(`${timestampText}.${body}`);
   const prefix = encoder.encode(`${timestampText}.`);
   const bytes = new Uint8Array(prefix.length + body.length);
