@@ -107,6 +107,8 @@ export type { EventDefinition, EventDefinitionInput, EventExample } from './even
 export { defineEvent, TEST_EVENT_TYPE } from './events/event-definition';
 export type { ExampleEnvelope, ExampleEnvelopeOptions } from './events/event-example';
 export { buildExampleEnvelope } from './events/event-example';
+export type { EventTypeList, EventTypeSummary } from './events/event-type-list';
+export { listEventTypes } from './events/event-type-list';
 export type { TestEventMetadata } from './events/test-event';
 export { webhookTestEvent } from './events/test-event';
 export type { SendTestBody } from './events/test-send';

@@ -50,6 +50,7 @@ export { entityTypeSchema } from './events/entity-types';
 export { createdByRoleSchema } from './events/event-catalogue';
 export type { EventJsonSchema } from './events/event-json-schema';
 export { buildEventEnvelopeSchema, buildEventJsonSchema } from './events/event-json-schema';
+export { eventTypeListSchema, eventTypeSummarySchema } from './events/event-type-list';
 export type { EventTypesModuleOptions } from './events/event-types-module';
 export { buildEventTypesModule } from './events/event-types-module';
 export { testEventMetadataSchema } from './events/test-event';

@@ -5,11 +5,13 @@ import type {
   WebhookConfig,
   WebhookService,
 } from '@svc/webhooks-core';
+import { listEventTypes } from '@svc/webhooks-core';
 import {
   attemptListSchema,
   deliveryDetailSchema,
   deliveryListSchema,
   endpointHealthSchema,
+  eventTypeListSchema,
   listDeliveriesQuerySchema,
   putConfigBodySchema,
   recoverDeliveriesBodySchema,
@@ -321,6 +323,20 @@ const getEndpointHealth: ApiRoute = {
   },
 };
 
+const listSubscribableEventTypes: ApiRoute = {
+  method: 'get',
+  path: '/event-types',
+  operationId: 'listWebhookEventTypes',
+  summary: 'List the event types',
+  description:
+    'Every event type a configuration can subscribe to, in the catalogue’s order, with what it means: what a settings page offers as subscriptions. The same for every agency.',
+  responses: [{ status: 200, description: 'The event types.', schema: eventTypeListSchema }],
+  errors: [],
+  async handle(service) {
+    return { status: 200, body: listEventTypes(service.events) };
+  },
+};
+
 /** The spec's seven endpoints, in its order, then the operations API's (design §5.3). */
 export const apiRoutes: readonly ApiRoute[] = [
   putConfig,
@@ -335,4 +351,5 @@ export const apiRoutes: readonly ApiRoute[] = [
   getRecovery,
   cancelRecovery,
   getEndpointHealth,
+  listSubscribableEventTypes,
 ];

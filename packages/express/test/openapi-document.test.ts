@@ -76,6 +76,7 @@ describe('openApiDocument', () => {
         'post /v1/agency/webhooks/deliveries/recover',
         'get /v1/agency/webhooks/recoveries/{id}',
         'post /v1/agency/webhooks/recoveries/{id}/cancel',
+        'get /v1/agency/webhooks/event-types',
       ].sort(),
     );
   });
@@ -104,6 +105,9 @@ describe('openApiDocument', () => {
         'DeliveryList',
         'DeliverySummary',
         'EndpointHealth',
+        'EntityType',
+        'EventTypeList',
+        'EventTypeSummary',
         'PutConfigBody',
         'RecoverDeliveriesBody',
         'Recovery',
