@@ -52,19 +52,40 @@ export function readAgentToken(header: string | undefined): string | null {
 }
 
 /**
+ * Finds the agent's token in a request: the `authorization` header by default
+ * ({@link readAgentToken}). A host whose agents sign in with a session cookie reads
+ * the cookie here instead, so that its own pages (the portal among them) need no
+ * token in JavaScript. Null means "no credentials" (401 `unauthorized`).
+ *
+ * @example
+ * ```ts
+ * readToken: (req) => parseCookie(req.headers.cookie ?? '').session ?? null
+ * ```
+ */
+export type ReadToken = (req: Request) => string | null;
+
+/** The default {@link ReadToken}: the `authorization` header, raw or as `Bearer <token>`. */
+export const readAuthorizationToken: ReadToken = (req) => readAgentToken(req.headers.authorization);
+
+/**
  * Middleware that authenticates the request and applies the role rules, in the
  * order a client can fix them: one `authorization` header (400
  * `invalid_request`), who you are (401), whether your agency is active
  * (403 `agency_inactive`), whether your role may manage webhooks (403 `forbidden`).
  */
-export function createAuthMiddleware(authenticate: Authenticate): RequestHandler {
+export function createAuthMiddleware(
+  authenticate: Authenticate,
+  readToken: ReadToken = readAuthorizationToken,
+): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     assertOneAuthorization(req);
-    const token = readAgentToken(req.headers.authorization);
-    if (token === null) {
+    const token = readToken(req);
+    if (token === null || token === '') {
       throw new WebhookApiError(
         'unauthorized',
-        'Send an agent token in the authorization header (raw or as "Bearer <token>").',
+        readToken === readAuthorizationToken
+          ? 'Send an agent token in the authorization header (raw or as "Bearer <token>").'
+          : 'Sign in first: this request carries no credentials.',
       );
     }
     const agent = await authenticate(token, req);

@@ -6,8 +6,8 @@
  * @packageDocumentation
  * @module @svc/webhooks-express
  */
-export type { AgentRole, Authenticate, AuthenticatedAgent } from './authentication';
-export { readAgentToken } from './authentication';
+export type { AgentRole, Authenticate, AuthenticatedAgent, ReadToken } from './authentication';
+export { readAgentToken, readAuthorizationToken } from './authentication';
 export type { WebhookApiErrorBody } from './error-response';
 export type { WebhookApiErrorCode } from './errors';
 export { apiErrorCodes, InvalidAgentError, WebhookApiError } from './errors';

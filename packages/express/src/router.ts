@@ -7,7 +7,7 @@ import express, {
   type Response,
   type Router,
 } from 'express';
-import { type Authenticate, agentOf, createAuthMiddleware } from './authentication';
+import { type Authenticate, agentOf, createAuthMiddleware, type ReadToken } from './authentication';
 import { toErrorAnswer } from './error-response';
 import { PACKAGE_NAME, WebhookApiError } from './errors';
 import { createJsonBodyMiddleware } from './json-body';
@@ -19,6 +19,15 @@ export interface WebhooksRouterOptions {
   service: WebhookService;
   /** Resolves the `authorization` token to an agent; see {@link Authenticate}. */
   authenticate: Authenticate;
+  /**
+   * Where a request's token is: the `authorization` header by default. Give a function
+   * reading the host's session cookie to let signed-in agents use the API (and the
+   * portal) without a token in JavaScript; see {@link ReadToken}. With cookies, keep them
+   * `SameSite=Lax` or `Strict`, so that another site cannot make a signed-in browser
+   * send a change.
+   * @default reads `authorization`
+   */
+  readToken?: ReadToken;
   /**
    * Largest accepted JSON body, in bytes or as a string such as `'1mb'`; larger bodies get 413.
    * Must be more than zero.
@@ -59,7 +68,7 @@ export interface WebhooksRouterOptions {
 export function createWebhooksRouter(options: WebhooksRouterOptions): Router {
   checkOptions(options);
   const router = express.Router({ caseSensitive: true });
-  const authenticate = createAuthMiddleware(options.authenticate);
+  const authenticate = createAuthMiddleware(options.authenticate, options.readToken);
   const jsonBody = createJsonBodyMiddleware(options.bodyLimit ?? '100kb');
   router.use(noStore);
   for (const [path, routes] of routesByPath(apiRoutes)) {
@@ -96,7 +105,8 @@ const SIZE = /^(\d+ *b?|\d+(\.\d+)? *(kb|mb|gb|tb|pb))$/i;
  * or refusing every body (a `bodyLimit` of 0 or below).
  */
 function checkOptions(options: WebhooksRouterOptions): void {
-  const { service, authenticate, bodyLimit, onError } = (options ?? {}) as Partial<WebhooksRouterOptions>;
+  const { service, authenticate, readToken, bodyLimit, onError } = (options ??
+    {}) as Partial<WebhooksRouterOptions>;
   const missing = SERVICE_METHODS.find((method) => typeof service?.[method] !== 'function');
   if (typeof service !== 'object' || service === null || missing !== undefined) {
     const got =
@@ -114,6 +124,9 @@ function checkOptions(options: WebhooksRouterOptions): void {
       'bodyLimit',
       `bodyLimit must be a number of bytes above 0 or a size such as '100kb' or '1mb'; got ${describe(bodyLimit)}.`,
     );
+  }
+  if (readToken !== undefined && typeof readToken !== 'function') {
+    refuse('readToken', `readToken must be a function (req) => string | null; got ${describe(readToken)}.`);
   }
   if (onError !== undefined && typeof onError !== 'function') {
     refuse('onError', `onError must be a function (error, req) => void; got ${describe(onError)}.`);

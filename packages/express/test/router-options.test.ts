@@ -21,6 +21,7 @@ describe('createWebhooksRouter refuses options it cannot work with, when it is c
     ['a negative bodyLimit', { service, authenticate, bodyLimit: '-1kb' }, 'bodyLimit'],
     ['a bodyLimit of NaN', { service, authenticate, bodyLimit: Number.NaN }, 'bodyLimit'],
     ['an onError that is not a function', { service, authenticate, onError: console }, 'onError'],
+    ['a readToken that is not a function', { service, authenticate, readToken: 'session' }, 'readToken'],
   ];
 
   it.each(refused)('%s → InvalidOptionError naming %s', (_name, options, option) => {
