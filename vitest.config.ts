@@ -29,6 +29,8 @@ export default defineConfig({
         test: {
           name,
           include: [`packages/${name}/{src,test}/**/*.test.ts`],
+          // The express package serves the portal's built script (createWebhooksPortal).
+          ...(name === 'express' ? { globalSetup: ['packages/portal/test/global-setup.ts'] } : {}),
         },
       })),
       {
@@ -42,8 +44,23 @@ export default defineConfig({
       },
       {
         extends: true as const,
+        // The portal's tests drive its built script in Chromium; the setup rebuilds it when a source is newer.
+        test: {
+          name: 'portal',
+          include: ['packages/portal/{src,test}/**/*.test.ts'],
+          globalSetup: ['packages/portal/test/global-setup.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        extends: true as const,
         // The guides' code samples (docs/examples) run here, and the guides must show them verbatim.
-        test: { name: 'docs', include: ['docs/test/**/*.test.ts'] },
+        test: {
+          name: 'docs',
+          include: ['docs/test/**/*.test.ts'],
+          // The portal sample serves the portal's built script.
+          globalSetup: ['packages/portal/test/global-setup.ts'],
+        },
       },
       {
         extends: true as const,

@@ -3,5 +3,5 @@ import { baseTsupOptions } from '../../tsup.base';
 
 export default defineConfig({
   ...baseTsupOptions,
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/portal.ts'],
 });

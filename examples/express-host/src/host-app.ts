@@ -17,6 +17,7 @@ import {
   openApiDocument,
   WEBHOOK_API_BASE_PATH,
 } from '@svc/webhooks-express';
+import { createWebhooksPortal, type WebhooksPortalOptions } from '@svc/webhooks-express/portal';
 import express, { type Express } from 'express';
 import { createDemoEmitRouter } from './demo-emit';
 import {
@@ -24,6 +25,9 @@ import {
   type EndpointDisabledNotifierOptions,
 } from './endpoint-disabled-email';
 import { createStaticAuthenticate, DEFAULT_DEMO_TOKENS, parseStaticTokens } from './static-tokens';
+
+/** Where the example host serves the agency portal. */
+export const PORTAL_PATH = '/portal';
 
 /** Options of {@link createHostApp}. */
 export interface HostAppOptions {
@@ -44,6 +48,13 @@ export interface HostAppOptions {
   demoEmit?: boolean;
   /** Where unexpected API errors are logged. @default console.error */
   onError?: (error: unknown) => void;
+  /**
+   * Serve the agency portal (`<svc-webhooks-portal>`) at `/portal`. The example host takes the agent's
+   * token from the page's address (`/portal/#token=tok_owner`); a real host signs agents in with its
+   * session cookie (the router's `readToken`) instead.
+   * @default false
+   */
+  portal?: boolean | WebhooksPortalOptions;
   /** E-mail the agency when its endpoint is disabled for failing too long. @default none */
   endpointDisabledNotifier?: EndpointDisabledNotifierOptions;
 }
@@ -94,6 +105,10 @@ export async function createHostApp(options: HostAppOptions = {}): Promise<HostA
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
+  if (options.portal) {
+    const portalOptions = options.portal === true ? {} : options.portal;
+    app.use(PORTAL_PATH, createWebhooksPortal({ tokenFromFragment: true, ...portalOptions }));
+  }
   if (options.demoEmit) app.use(createDemoEmitRouter(service, authenticate));
   const worker = createWorker(service, options.worker);
   await worker.start();

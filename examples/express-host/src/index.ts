@@ -9,6 +9,6 @@ export { createDemoEmitRouter } from './demo-emit';
 export type { EndpointDisabledNotifierOptions, OutgoingEmail, SendEmail } from './endpoint-disabled-email';
 export { composeEndpointDisabledEmail, createEndpointDisabledNotifier } from './endpoint-disabled-email';
 export type { HostApp, HostAppOptions } from './host-app';
-export { createHostApp } from './host-app';
+export { createHostApp, PORTAL_PATH } from './host-app';
 export type { StaticToken } from './static-tokens';
 export { createStaticAuthenticate, DEFAULT_DEMO_TOKENS, parseStaticTokens } from './static-tokens';

@@ -8,7 +8,7 @@
  */
 import type { Server } from 'node:http';
 import { openBackend } from './backend';
-import { createHostApp } from './host-app';
+import { createHostApp, PORTAL_PATH } from './host-app';
 import { DEFAULT_DEMO_TOKENS } from './static-tokens';
 
 const port = Number(process.env.PORT ?? 3000);
@@ -21,6 +21,7 @@ const host = await createHostApp({
   queue: backend.queue,
   service: { urlPolicy: { allowHttp, allowPrivateNetworks } },
   demoEmit: true,
+  portal: true,
   endpointDisabledNotifier: {
     // A real host looks the agency's owner up in its own records and hands the e-mail to its mailer.
     contactFor: async (agencyId) => `owner@${agencyId}.example`,
@@ -32,6 +33,7 @@ const server: Server = host.app.listen(port, () => {
   console.log(`webhooks host on http://localhost:${port} (store: ${backend.kind})`);
   console.log(`  management API: http://localhost:${port}/v1/agency/webhooks   OpenAPI: /openapi.json`);
   console.log(`  tokens: ${process.env.DEMO_TOKENS ?? DEFAULT_DEMO_TOKENS}`);
+  console.log(`  portal: http://localhost:${port}${PORTAL_PATH}/#token=<a token above>`);
   if (allowHttp || allowPrivateNetworks)
     console.warn('  URL policy relaxed for local development: do not expose this host.');
 });

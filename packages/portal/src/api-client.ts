@@ -1,0 +1,182 @@
+import type {
+  AttemptList,
+  DeliveryDetail,
+  DeliveryList,
+  DeliveryStatus,
+  EndpointHealth,
+  EventTypeList,
+  Recovery,
+  ReplayResult,
+  RotatedSecret,
+  TestResult,
+  WebhookConfig,
+} from '@svc/webhooks-core';
+
+/** How the portal reaches the management API. */
+export interface PortalApiOptions {
+  /** Where the management API is mounted, such as `/v1/agency/webhooks` or an absolute URL. */
+  apiBase: string;
+  /** Sent as `authorization: Bearer <token>`; null to rely on the host's cookies alone. */
+  token: string | null;
+  /** Whether the browser sends cookies: `same-origin` unless the API is on another origin. */
+  credentials: RequestCredentials;
+}
+
+/** An answer of the API that is not a 2xx: its error code and message, as the API wrote them. */
+export class PortalApiError extends Error {
+  override readonly name = 'PortalApiError';
+  constructor(
+    /** HTTP status; 0 when no answer came (network error, CORS refusal). */
+    readonly status: number,
+    /** The API's stable error code (`invalid_webhook_url`, `recovery_in_progress`, …) or `network_error`. */
+    readonly code: string,
+    message: string,
+    readonly details: unknown = undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Filters of the delivery log; empty strings mean "any". */
+export interface DeliveryFilters {
+  status?: DeliveryStatus | '';
+  eventType?: string;
+  /** Epoch ms, inclusive. */
+  since?: number | null;
+  /** Epoch ms, exclusive. */
+  until?: number | null;
+  limit?: number;
+  cursor?: string | null;
+}
+
+/** Body of a bulk recovery: a creation window and optional event types. */
+export interface RecoveryRequest {
+  since: number;
+  until?: number;
+  eventTypes?: string[];
+}
+
+/** The management API calls the portal makes; every method throws {@link PortalApiError} on a non-2xx. */
+export class PortalApi {
+  constructor(private readonly options: PortalApiOptions) {}
+
+  /** The configuration, or null when the agency has none yet. */
+  async getConfig(): Promise<WebhookConfig | null> {
+    try {
+      return await this.request<WebhookConfig>('GET', '/config');
+    } catch (error) {
+      if (error instanceof PortalApiError && error.code === 'config_not_found') return null;
+      throw error;
+    }
+  }
+
+  /** Creates (the answer carries the full secret, shown once) or updates (secret masked) the configuration. */
+  putConfig(
+    body: Pick<WebhookConfig, 'webhookUrl' | 'enabled' | 'subscribedEventTypes'>,
+  ): Promise<WebhookConfig> {
+    return this.request('PUT', '/config', body);
+  }
+
+  rotateSecret(): Promise<RotatedSecret> {
+    return this.request('POST', '/config/rotate-secret');
+  }
+
+  /** Sends a test event now; `eventType` picks a subscribed type's example instead of `webhook_test`. */
+  sendTest(eventType?: string): Promise<TestResult> {
+    return this.request('POST', '/config/test', eventType ? { eventType } : undefined);
+  }
+
+  getHealth(): Promise<EndpointHealth> {
+    return this.request('GET', '/config/health');
+  }
+
+  listEventTypes(): Promise<EventTypeList> {
+    return this.request('GET', '/event-types');
+  }
+
+  listDeliveries(filters: DeliveryFilters = {}): Promise<DeliveryList> {
+    const query = new URLSearchParams();
+    if (filters.status) query.set('status', filters.status);
+    if (filters.eventType) query.set('eventType', filters.eventType);
+    if (filters.since !== undefined && filters.since !== null) query.set('since', String(filters.since));
+    if (filters.until !== undefined && filters.until !== null) query.set('until', String(filters.until));
+    if (filters.limit !== undefined) query.set('limit', String(filters.limit));
+    if (filters.cursor) query.set('cursor', filters.cursor);
+    const search = query.toString();
+    return this.request('GET', search === '' ? '/deliveries' : `/deliveries?${search}`);
+  }
+
+  getDelivery(id: string): Promise<DeliveryDetail> {
+    return this.request('GET', `/deliveries/${encodeURIComponent(id)}`);
+  }
+
+  listAttempts(id: string): Promise<AttemptList> {
+    return this.request('GET', `/deliveries/${encodeURIComponent(id)}/attempts`);
+  }
+
+  replay(id: string): Promise<ReplayResult> {
+    return this.request('POST', `/deliveries/${encodeURIComponent(id)}/replay`);
+  }
+
+  /** How many deliveries a recovery of this window would replay; nothing is replayed. */
+  async countRecoverable(request: RecoveryRequest): Promise<number> {
+    const answer = await this.request<{ matched: number }>('POST', '/deliveries/recover', {
+      ...request,
+      dryRun: true,
+    });
+    return answer.matched;
+  }
+
+  startRecovery(request: RecoveryRequest): Promise<{ recoveryId: string; matched: number }> {
+    return this.request('POST', '/deliveries/recover', request);
+  }
+
+  getRecovery(id: string): Promise<Recovery> {
+    return this.request('GET', `/recoveries/${encodeURIComponent(id)}`);
+  }
+
+  cancelRecovery(id: string): Promise<Recovery> {
+    return this.request('POST', `/recoveries/${encodeURIComponent(id)}/cancel`);
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(`${this.options.apiBase.replace(/\/+$/, '')}${path}`, {
+        method,
+        headers,
+        credentials: this.options.credentials,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new PortalApiError(
+        0,
+        'network_error',
+        'The webhook service could not be reached. Check your connection and try again.',
+      );
+    }
+    const text = await response.text();
+    const parsed = parseJson(text);
+    if (response.ok) return parsed as T;
+    const error = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)
+      ?.error;
+    throw new PortalApiError(
+      response.status,
+      typeof error?.code === 'string' ? error.code : 'http_error',
+      typeof error?.message === 'string' ? error.message : `The webhook service answered ${response.status}.`,
+      error?.details,
+    );
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

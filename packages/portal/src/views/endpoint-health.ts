@@ -1,0 +1,210 @@
+import type { EndpointHealth, WebhookConfig } from '@svc/webhooks-core';
+import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { type PortalApi, PortalApiError } from '../api-client';
+import { defineView } from '../define-view';
+import { formatTime } from '../format';
+import { baseStyles } from '../theme';
+
+const STATE_LABELS: Record<EndpointHealth['state'], string> = {
+  healthy: 'Healthy',
+  failing: 'Failing',
+  disabled: 'Disabled',
+};
+
+/** `disabledReason` in words; a reason not listed here is shown as the API gives it. */
+const REASONS: Record<string, string> = {
+  auto_disabled_failing:
+    'Disabled automatically: every delivery failed for too long. Fix the receiver, then enable the endpoint again.',
+};
+
+/**
+ * `<svc-wh-endpoint-health>`: whether deliveries to the configured URL get through (healthy, failing,
+ * disabled) and since when. Loads on a new configuration; {@link EndpointHealthElement.refresh} reloads.
+ *
+ * @csspart card - the health card
+ * @csspart badge - the state badge
+ */
+export class EndpointHealthElement extends LitElement {
+  static override properties = {
+    api: { attribute: false },
+    config: { attribute: false },
+    health: { state: true },
+    loading: { state: true },
+    error: { state: true },
+  };
+
+  static override styles = [
+    baseStyles,
+    css`
+      .head {
+        display: flex;
+        flex-wrap: wrap;
+        gap: var(--_space);
+        align-items: center;
+        justify-content: space-between;
+        margin-bottom: var(--_space);
+      }
+      .head h2 {
+        margin: 0;
+      }
+      dl {
+        display: grid;
+        grid-template-columns: max-content 1fr;
+        gap: 6px var(--_space);
+        margin: var(--_space) 0 0;
+      }
+      dt {
+        color: var(--_muted);
+      }
+      dd {
+        margin: 0;
+        overflow-wrap: anywhere;
+      }
+      @media (max-width: 480px) {
+        dl {
+          grid-template-columns: 1fr;
+          gap: 2px;
+        }
+        dd {
+          margin-bottom: 6px;
+        }
+      }
+    `,
+  ];
+
+  declare api: PortalApi;
+  /** The stored configuration; null shows the empty state and loads nothing. */
+  declare config: WebhookConfig | null;
+  declare private health: EndpointHealth | null;
+  declare private loading: boolean;
+  declare private error: string | null;
+  /** Answers of older requests are dropped, so a slow one cannot overwrite a newer state. */
+  private request = 0;
+
+  constructor() {
+    super();
+    this.config = null;
+    this.health = null;
+    this.loading = false;
+    this.error = null;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    // A new secret does not change the health; a new endpoint, URL or enabled flag may. refresh() sets its
+    // loading state before its first await, so this render already shows it.
+    const before = changed.get('config') as WebhookConfig | null | undefined;
+    const moved =
+      changed.has('config') &&
+      (before == null ||
+        this.config === null ||
+        before.id !== this.config.id ||
+        before.webhookUrl !== this.config.webhookUrl ||
+        before.enabled !== this.config.enabled);
+    if (changed.has('api') || moved) void this.refresh();
+  }
+
+  /** Reloads the health from the API (nothing without a configuration). */
+  async refresh(): Promise<void> {
+    const request = ++this.request;
+    if (this.config === null || this.api === undefined) {
+      this.health = null;
+      this.error = null;
+      this.loading = false;
+      return;
+    }
+    this.loading = true;
+    this.error = null;
+    try {
+      const health = await this.api.getHealth();
+      if (request !== this.request) return;
+      this.health = health;
+    } catch (error) {
+      if (request !== this.request) return;
+      this.error = error instanceof PortalApiError ? error.message : String(error);
+    } finally {
+      if (request === this.request) this.loading = false;
+    }
+  }
+
+  protected override render() {
+    const noConfig = this.config === null;
+    return html`
+      <section class="card" part="card" aria-labelledby="health-title" aria-busy=${this.loading ? 'true' : 'false'}>
+        <div class="head">
+          <h2 id="health-title">Endpoint health</h2>
+          ${
+            noConfig
+              ? nothing
+              : html`<button type="button" class="secondary" ?disabled=${this.loading} @click=${() => this.refresh()}>
+                ${this.loading ? 'Refreshing…' : 'Refresh health'}
+              </button>`
+          }
+        </div>
+        ${this.renderBody(noConfig)}
+        ${
+          this.error === null
+            ? nothing
+            : html`<div class="state error" role="alert">
+              <p>The health could not be loaded: ${this.error}</p>
+              <button type="button" class="secondary" @click=${() => this.refresh()}>Try again</button>
+            </div>`
+        }
+      </section>
+    `;
+  }
+
+  private renderBody(noConfig: boolean) {
+    if (noConfig) return html`<p class="state">Health appears here once the endpoint exists.</p>`;
+    const health = this.health;
+    // Only the state line is live: re-reading every date on each refresh would drown it.
+    if (health === null)
+      return this.loading
+        ? html`<p class="state" role="status" aria-live="polite">Loading the health…</p>`
+        : nothing;
+    return html`
+      <p role="status" aria-live="polite">
+        <span class=${`badge ${health.state}`} part="badge" data-state=${health.state}>${STATE_LABELS[health.state]}</span>
+        ${summary(health)}
+      </p>
+      <dl>
+        <dt>Failures in a row</dt>
+        <dd>${health.consecutiveFailures}</dd>
+        <dt>Last success</dt>
+        <dd>${formatTime(health.lastSuccessAt)}</dd>
+        <dt>Last failure</dt>
+        <dd>${formatTime(health.lastFailureAt)}</dd>
+        <dt>Failing since</dt>
+        <dd>${formatTime(health.failingSince)}</dd>
+        ${
+          health.disabledAt === null
+            ? nothing
+            : html`<dt>Disabled at</dt>
+              <dd>${formatTime(health.disabledAt)}</dd>`
+        }
+      </dl>
+    `;
+  }
+}
+
+function summary(health: EndpointHealth): string {
+  switch (health.state) {
+    case 'healthy':
+      return health.lastSuccessAt === null
+        ? 'No delivery attempt failed so far.'
+        : 'Deliveries get through: the last attempt got a 2xx answer.';
+    case 'failing':
+      return `Every attempt since ${formatTime(health.failingSince)} went without a 2xx answer. Deliveries are retried.`;
+    default:
+      if (health.disabledReason === null)
+        return 'The endpoint is switched off in the settings: nothing is delivered until it is enabled.';
+      return REASONS[health.disabledReason] ?? health.disabledReason;
+  }
+}
+
+defineView('svc-wh-endpoint-health', EndpointHealthElement);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'svc-wh-endpoint-health': EndpointHealthElement;
+  }
+}

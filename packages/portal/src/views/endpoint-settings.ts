@@ -1,0 +1,341 @@
+import type { WebhookConfig } from '@svc/webhooks-core';
+import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { type PortalApi, PortalApiError } from '../api-client';
+import { defineView } from '../define-view';
+import type { EventTypeOption } from '../event-type-option';
+import { baseStyles } from '../theme';
+
+/** Detail of `svc-wh-config-saved`: the API's answer, and whether it created the configuration. */
+export interface ConfigSavedDetail {
+  config: WebhookConfig;
+  /** True on the first save: `config.signingSecret` is then the full secret, shown this once. */
+  created: boolean;
+}
+
+/** Codes of a save the user can fix in the form; any other error is shown as a failure to save. */
+const FORM_ERRORS = new Set(['invalid_webhook_url', 'validation_failed', 'unknown_event_type']);
+
+interface SaveError {
+  /** Whether the user can fix it in the form (so it is tied to the fields), or the save just failed. */
+  fixable: boolean;
+  /** Whether it is about the URL field, so the field is marked invalid and described by it. */
+  aboutUrl: boolean;
+  message: string;
+  /** Per-field messages of `validation_failed`. */
+  issues: string[];
+}
+
+/**
+ * `<svc-wh-endpoint-settings>`: the form that creates or updates the agency's webhook configuration
+ * (URL, enabled, subscriptions). With no configuration yet it is the "no endpoint yet" empty state.
+ * Fires `svc-wh-config-saved` (not composed) with {@link ConfigSavedDetail} after a save.
+ *
+ * @csspart card - the settings card
+ */
+export class EndpointSettingsElement extends LitElement {
+  static override properties = {
+    api: { attribute: false },
+    eventTypes: { attribute: false },
+    config: { attribute: false },
+    url: { state: true },
+    enabled: { state: true },
+    subscribed: { state: true },
+    saving: { state: true },
+    error: { state: true },
+    savedNotice: { state: true },
+  };
+
+  static override styles = [
+    baseStyles,
+    css`
+      form {
+        display: grid;
+        gap: var(--_space);
+      }
+      .url-field input {
+        width: 100%;
+      }
+      .url-field p {
+        margin: 4px 0 0;
+      }
+      fieldset {
+        border: 1px solid var(--_border);
+        border-radius: var(--_radius);
+        padding: var(--_space);
+        margin: 0;
+        min-width: 0;
+      }
+      legend {
+        font-weight: 600;
+        padding: 0 4px;
+      }
+      ul.events {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+        display: grid;
+        gap: 8px;
+      }
+      ul.events label {
+        align-items: flex-start;
+        gap: 8px;
+      }
+      ul.events input {
+        flex: none;
+        margin-top: 2px;
+      }
+      .event-text {
+        display: flex;
+        flex-direction: column;
+        min-width: 0;
+        overflow-wrap: anywhere;
+      }
+      .event-text code {
+        font-weight: 600;
+      }
+      .error p:last-child {
+        margin-bottom: 0;
+      }
+      .url-field .error {
+        margin-top: 6px;
+      }
+      .error ul {
+        margin: 4px 0 0;
+        padding-left: 1.2em;
+      }
+      .actions {
+        align-items: center;
+      }
+    `,
+  ];
+
+  declare api: PortalApi;
+  declare eventTypes: readonly EventTypeOption[];
+  /** The stored configuration; null when the agency has none yet (the form then creates it). */
+  declare config: WebhookConfig | null;
+  declare private url: string;
+  declare private enabled: boolean;
+  declare private subscribed: ReadonlySet<string>;
+  declare private saving: boolean;
+  declare private error: SaveError | null;
+  declare private savedNotice: string;
+
+  constructor() {
+    super();
+    this.eventTypes = [];
+    this.config = null;
+    this.url = '';
+    this.enabled = true;
+    this.subscribed = new Set();
+    this.saving = false;
+    this.error = null;
+    this.savedNotice = '';
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    // New stored settings (loaded, or the answer to a save) reset the draft; a new secret alone keeps edits.
+    if (
+      changed.has('config') &&
+      !sameSettings(changed.get('config') as WebhookConfig | null | undefined, this.config)
+    ) {
+      this.url = this.config?.webhookUrl ?? '';
+      this.enabled = this.config?.enabled ?? true;
+      this.subscribed = new Set(this.config?.subscribedEventTypes ?? []);
+    }
+  }
+
+  /** The catalogue, plus any stored subscription it no longer lists, so a save never drops one silently. */
+  private get options(): EventTypeOption[] {
+    const options = [...this.eventTypes];
+    for (const eventType of this.config?.subscribedEventTypes ?? []) {
+      if (!options.some((option) => option.eventType === eventType))
+        options.push({ eventType, description: 'Not in the event catalogue any more.', entityType: null });
+    }
+    return options;
+  }
+
+  private toggle(eventType: string, checked: boolean): void {
+    const next = new Set(this.subscribed);
+    if (checked) next.add(eventType);
+    else next.delete(eventType);
+    this.subscribed = next;
+    this.savedNotice = '';
+  }
+
+  private async save(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    if (this.saving) return;
+    const webhookUrl = this.url.trim();
+    this.savedNotice = '';
+    if (webhookUrl === '') {
+      this.error = {
+        fixable: true,
+        aboutUrl: true,
+        message: 'Enter the webhook URL (https://…).',
+        issues: [],
+      };
+      await this.focusUrl();
+      return;
+    }
+    this.saving = true;
+    this.error = null;
+    const created = this.config === null;
+    try {
+      // Keep the catalogue's order so the stored list reads the same way as the form.
+      const order = this.options.map((option) => option.eventType);
+      const subscribedEventTypes = [...this.subscribed].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+      const config = await this.api.putConfig({ webhookUrl, enabled: this.enabled, subscribedEventTypes });
+      this.savedNotice = created ? 'Endpoint created.' : 'Changes saved.';
+      this.dispatchEvent(
+        new CustomEvent<ConfigSavedDetail>('svc-wh-config-saved', { detail: { config, created } }),
+      );
+    } catch (error) {
+      this.error = toSaveError(error);
+      if (this.error.aboutUrl) await this.focusUrl();
+    } finally {
+      this.saving = false;
+    }
+  }
+
+  private async focusUrl(): Promise<void> {
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLInputElement>('#webhook-url')?.focus();
+  }
+
+  protected override render() {
+    const creating = this.config === null;
+    const error = this.error;
+    const urlInvalid = error?.aboutUrl === true;
+    return html`
+      <section class="card" part="card" aria-labelledby="settings-title">
+        <h2 id="settings-title">${creating ? 'No endpoint yet' : 'Endpoint settings'}</h2>
+        ${
+          creating
+            ? html`<p class="muted">
+              Enter the https URL where deliveries should go and choose the events to receive. Saving creates the
+              endpoint and its signing secret.
+            </p>`
+            : nothing
+        }
+        <form novalidate @submit=${this.save}>
+          <div class="url-field">
+            <label>
+              Webhook URL
+              <input
+                id="webhook-url"
+                type="url"
+                inputmode="url"
+                autocomplete="url"
+                placeholder="https://example.com/webhooks"
+                .value=${this.url}
+                aria-invalid=${urlInvalid ? 'true' : 'false'}
+                aria-describedby=${urlInvalid ? 'save-error url-hint' : 'url-hint'}
+                @input=${(e: Event) => {
+                  this.url = (e.target as HTMLInputElement).value;
+                  this.savedNotice = '';
+                }}
+              />
+            </label>
+            <p id="url-hint" class="muted">Must be https and reachable from the internet.</p>
+            ${error?.aboutUrl ? this.renderError(error) : nothing}
+          </div>
+          <label class="inline">
+            <input
+              type="checkbox"
+              .checked=${this.enabled}
+              @change=${(e: Event) => {
+                this.enabled = (e.target as HTMLInputElement).checked;
+                this.savedNotice = '';
+              }}
+            />
+            Enabled: send deliveries to this URL
+          </label>
+          <fieldset>
+            <legend>Events to receive</legend>
+            ${
+              this.options.length === 0
+                ? html`<p class="muted">No event types to choose from yet.</p>`
+                : html`<ul class="events">
+                  ${this.options.map(
+                    (option) => html`<li>
+                      <label class="inline">
+                        <input
+                          type="checkbox"
+                          name="eventType"
+                          .value=${option.eventType}
+                          .checked=${this.subscribed.has(option.eventType)}
+                          @change=${(e: Event) => this.toggle(option.eventType, (e.target as HTMLInputElement).checked)}
+                        />
+                        <span class="event-text">
+                          <code>${option.eventType}</code>
+                          <span>${option.description}</span>
+                        </span>
+                      </label>
+                    </li>`,
+                  )}
+                </ul>`
+            }
+          </fieldset>
+          ${error !== null && !error.aboutUrl ? this.renderError(error) : nothing}
+          <div class="row actions">
+            <button type="submit" ?disabled=${this.saving}>
+              ${this.saving ? 'Saving…' : creating ? 'Create endpoint' : 'Save changes'}
+            </button>
+            <span role="status" aria-live="polite">${this.savedNotice}</span>
+          </div>
+        </form>
+      </section>
+    `;
+  }
+
+  /** Next to the URL field when it is about the URL, else above the Save button. */
+  private renderError(error: SaveError) {
+    return html`<div id="save-error" class="state error" role="alert">
+      <p>${error.fixable ? error.message : `The settings could not be saved: ${error.message}`}</p>
+      ${error.issues.length === 0 ? nothing : html`<ul>${error.issues.map((issue) => html`<li>${issue}</li>`)}</ul>`}
+    </div>`;
+  }
+}
+
+function sameSettings(a: WebhookConfig | null | undefined, b: WebhookConfig | null): boolean {
+  if (a == null || b === null) return false;
+  return (
+    a.webhookUrl === b.webhookUrl &&
+    a.enabled === b.enabled &&
+    a.subscribedEventTypes.join('\n') === b.subscribedEventTypes.join('\n')
+  );
+}
+
+function toSaveError(error: unknown): SaveError {
+  if (!(error instanceof PortalApiError))
+    return { fixable: false, aboutUrl: false, message: String(error), issues: [] };
+  const fixable = FORM_ERRORS.has(error.code);
+  const issues = error.code === 'validation_failed' ? readIssues(error.details) : [];
+  const aboutUrl =
+    error.code === 'invalid_webhook_url' ||
+    (error.code === 'validation_failed' && issues.some((issue) => issue.startsWith('webhookUrl')));
+  return { fixable, aboutUrl, message: error.message, issues };
+}
+
+/** `details.issues` of `validation_failed` as `field: message` lines. */
+function readIssues(details: unknown): string[] {
+  const issues = (details as { issues?: unknown } | null | undefined)?.issues;
+  if (!Array.isArray(issues)) return [];
+  return issues.flatMap((issue: { path?: unknown; message?: unknown }) => {
+    if (typeof issue?.message !== 'string') return [];
+    const path = Array.isArray(issue.path)
+      ? issue.path.join('.')
+      : typeof issue.path === 'string'
+        ? issue.path
+        : '';
+    return [path === '' ? issue.message : `${path}: ${issue.message}`];
+  });
+}
+
+defineView('svc-wh-endpoint-settings', EndpointSettingsElement);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'svc-wh-endpoint-settings': EndpointSettingsElement;
+  }
+}

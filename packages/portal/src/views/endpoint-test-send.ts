@@ -1,0 +1,161 @@
+import type { TestResult, WebhookConfig } from '@svc/webhooks-core';
+import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { type PortalApi, PortalApiError } from '../api-client';
+import { defineView } from '../define-view';
+import { baseStyles } from '../theme';
+
+/** The select's value for the built-in `webhook_test` event: the API sends it when no event type is given. */
+const BUILT_IN_TEST = '';
+
+/**
+ * `<svc-wh-endpoint-test-send>`: sends one signed test event to the configured URL now and shows what the
+ * receiver answered. Disabled while there is no configuration. Fires `svc-wh-test-sent` (not composed)
+ * after each send that reached the API.
+ *
+ * @csspart card - the test send card
+ * @csspart badge - the success / failure badge
+ */
+export class EndpointTestSendElement extends LitElement {
+  static override properties = {
+    api: { attribute: false },
+    config: { attribute: false },
+    eventType: { state: true },
+    sending: { state: true },
+    result: { state: true },
+    error: { state: true },
+  };
+
+  static override styles = [
+    baseStyles,
+    css`
+      .result {
+        margin-top: var(--_space);
+      }
+      .result p {
+        margin: 6px 0 0;
+        overflow-wrap: anywhere;
+      }
+      select {
+        max-width: 100%;
+      }
+      .error {
+        margin-top: var(--_space);
+      }
+    `,
+  ];
+
+  declare api: PortalApi;
+  /** The stored configuration; null disables the form. */
+  declare config: WebhookConfig | null;
+  declare private eventType: string;
+  declare private sending: boolean;
+  declare private result: (TestResult & { eventType: string }) | null;
+  declare private error: string | null;
+
+  constructor() {
+    super();
+    this.config = null;
+    this.eventType = BUILT_IN_TEST;
+    this.sending = false;
+    this.result = null;
+    this.error = null;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    // An unsubscribed type would be refused by the API, so fall back to the built-in test event.
+    if (changed.has('config') && !this.config?.subscribedEventTypes.includes(this.eventType))
+      this.eventType = BUILT_IN_TEST;
+  }
+
+  private async send(event: SubmitEvent): Promise<void> {
+    event.preventDefault();
+    if (this.sending || this.config === null) return;
+    const eventType = this.eventType;
+    this.sending = true;
+    this.error = null;
+    this.result = null;
+    try {
+      const result = await this.api.sendTest(eventType === BUILT_IN_TEST ? undefined : eventType);
+      this.result = { ...result, eventType: eventType === BUILT_IN_TEST ? 'webhook_test' : eventType };
+      this.dispatchEvent(new CustomEvent('svc-wh-test-sent'));
+    } catch (error) {
+      this.error = describeError(error);
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  protected override render() {
+    const disabled = this.config === null;
+    return html`
+      <section class="card" part="card" aria-labelledby="test-title">
+        <h2 id="test-title">Test send</h2>
+        <p class="muted">
+          ${
+            disabled
+              ? 'Create the endpoint first; then you can send it a signed test event.'
+              : 'Sends one signed event to your URL now, enabled or not. It is not retried and not added to the delivery log.'
+          }
+        </p>
+        <form class="row" @submit=${this.send}>
+          <label>
+            Event to send
+            <select
+              ?disabled=${disabled}
+              .value=${this.eventType}
+              @change=${(e: Event) => {
+                this.eventType = (e.target as HTMLSelectElement).value;
+              }}
+            >
+              <option value=${BUILT_IN_TEST} ?selected=${this.eventType === BUILT_IN_TEST}>webhook_test (test event)</option>
+              ${(this.config?.subscribedEventTypes ?? []).map(
+                (type) => html`<option value=${type} ?selected=${this.eventType === type}>${type}</option>`,
+              )}
+            </select>
+          </label>
+          <button type="submit" ?disabled=${disabled || this.sending}>${this.sending ? 'Sending…' : 'Send test event'}</button>
+        </form>
+        <div class="result" role="status" aria-live="polite">${this.renderResult()}</div>
+        ${this.error === null ? nothing : html`<p class="state error" role="alert">${this.error}</p>`}
+      </section>
+    `;
+  }
+
+  private renderResult() {
+    if (this.sending) return html`<p class="muted">Sending…</p>`;
+    const result = this.result;
+    if (result === null) return nothing;
+    return html`
+      <h3>Receiver's answer to <code>${result.eventType}</code></h3>
+      <p>
+        <span class=${`badge ${result.success ? 'success' : 'failed'}`} part="badge"
+          >${result.success ? 'Success' : 'Failed'}</span
+        >
+        <span data-status-code=${result.statusCode}>
+          ${result.statusCode === 0 ? 'No response (status 0)' : `HTTP status ${result.statusCode}`}
+        </span>
+      </p>
+      ${result.message === '' ? nothing : html`<p>${result.message}</p>`}
+    `;
+  }
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof PortalApiError)) return `The test event could not be sent: ${String(error)}`;
+  switch (error.code) {
+    case 'rate_limited':
+      return `Too many test sends: ${error.message}`;
+    case 'config_not_found':
+      return 'There is no endpoint to send to: create it first.';
+    default:
+      return `The test event could not be sent: ${error.message}`;
+  }
+}
+
+defineView('svc-wh-endpoint-test-send', EndpointTestSendElement);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'svc-wh-endpoint-test-send': EndpointTestSendElement;
+  }
+}

@@ -1,0 +1,174 @@
+import type { WebhookConfig } from '@svc/webhooks-core';
+import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { type PortalApi, PortalApiError } from '../api-client';
+import { defineView } from '../define-view';
+import type { EventTypeOption } from '../event-type-option';
+import { baseStyles } from '../theme';
+import type { EndpointHealthElement } from './endpoint-health';
+import type { RevealedSecret } from './endpoint-secret';
+import type { ConfigSavedDetail } from './endpoint-settings';
+import './endpoint-health';
+import './endpoint-secret';
+import './endpoint-settings';
+import './endpoint-test-send';
+
+/**
+ * `<svc-wh-endpoint-view>`: the Endpoint tab. Loads the agency's configuration and lays out its settings
+ * form (the "no endpoint yet" state when there is none), signing secret, test send and health. It holds the
+ * configuration and the once-shown full secret; the parts below it only render and call the API.
+ *
+ * @csspart card - each block
+ * @csspart badge - state and result badges
+ */
+export class EndpointViewElement extends LitElement {
+  static override properties = {
+    api: { attribute: false },
+    eventTypes: { attribute: false },
+    config: { state: true },
+    loadError: { state: true },
+    revealed: { state: true },
+  };
+
+  static override styles = [
+    baseStyles,
+    css`
+      .layout {
+        display: grid;
+        grid-template-columns: minmax(0, 1fr);
+        column-gap: var(--_space);
+        align-items: start;
+      }
+      @media (min-width: 900px) {
+        .layout {
+          grid-template-columns: minmax(0, 3fr) minmax(0, 2fr);
+        }
+      }
+      .column {
+        min-width: 0;
+      }
+    `,
+  ];
+
+  declare api: PortalApi;
+  declare eventTypes: readonly EventTypeOption[];
+  /** undefined while loading; null when the agency has no configuration yet. */
+  declare private config: WebhookConfig | null | undefined;
+  declare private loadError: string | null;
+  /** The full secret of a creation or rotation: the API returns it once, so it lives only in this page. */
+  declare private revealed: RevealedSecret | null;
+  /** Answers for an older API client (the host changed the token) are dropped. */
+  private loadedFor: PortalApi | null = null;
+
+  constructor() {
+    super();
+    this.eventTypes = [];
+    this.config = undefined;
+    this.loadError = null;
+    this.revealed = null;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('api') && this.api !== undefined) void this.load();
+  }
+
+  private async load(): Promise<void> {
+    const api = this.api;
+    this.loadedFor = api;
+    this.config = undefined;
+    this.loadError = null;
+    try {
+      const config = await api.getConfig();
+      if (this.loadedFor !== api) return;
+      this.config = config;
+    } catch (error) {
+      if (this.loadedFor !== api) return;
+      this.loadError = error instanceof PortalApiError ? error.message : String(error);
+    }
+  }
+
+  /** The stored configuration as reads return it (secret masked); null when it cannot be read now. */
+  private async readBack(): Promise<WebhookConfig | null> {
+    try {
+      return await this.api.getConfig();
+    } catch {
+      return null;
+    }
+  }
+
+  private async onSaved(event: CustomEvent<ConfigSavedDetail>): Promise<void> {
+    const { config, created } = event.detail;
+    if (!created) {
+      this.config = config;
+      this.refreshHealth();
+      return;
+    }
+    this.revealed = { value: config.signingSecret, kind: 'created' };
+    // A creation answers with the full secret; the page keeps only the masked one once the reveal is gone.
+    this.config = (await this.readBack()) ?? { ...config, signingSecret: 'service_whsec_********' };
+  }
+
+  private async onRotated(event: CustomEvent<string>): Promise<void> {
+    this.revealed = { value: event.detail, kind: 'rotated' };
+    const config = await this.readBack();
+    if (config !== null) this.config = config;
+  }
+
+  private refreshHealth(): void {
+    void this.renderRoot.querySelector<EndpointHealthElement>('svc-wh-endpoint-health')?.refresh();
+  }
+
+  protected override render() {
+    if (this.loadError !== null)
+      return html`<div class="state error" role="alert">
+        <p>The endpoint settings could not be loaded: ${this.loadError}</p>
+        <button type="button" @click=${() => this.load()}>Try again</button>
+      </div>`;
+    if (this.config === undefined)
+      return html`<p class="state" role="status">Loading the endpoint settings…</p>`;
+    const config = this.config;
+    return html`
+      <div class="layout">
+        <div class="column">
+          <svc-wh-endpoint-settings
+            exportparts="card"
+            .api=${this.api}
+            .eventTypes=${this.eventTypes}
+            .config=${config}
+            @svc-wh-config-saved=${this.onSaved}
+          ></svc-wh-endpoint-settings>
+          ${
+            config === null
+              ? nothing
+              : html`<svc-wh-endpoint-secret
+                exportparts="card"
+                .api=${this.api}
+                .config=${config}
+                .revealed=${this.revealed}
+                @svc-wh-secret-rotated=${this.onRotated}
+                @svc-wh-secret-dismissed=${() => {
+                  this.revealed = null;
+                }}
+              ></svc-wh-endpoint-secret>`
+          }
+        </div>
+        <div class="column">
+          <svc-wh-endpoint-health exportparts="card, badge" .api=${this.api} .config=${config}></svc-wh-endpoint-health>
+          <svc-wh-endpoint-test-send
+            exportparts="card, badge"
+            .api=${this.api}
+            .config=${config}
+            @svc-wh-test-sent=${this.refreshHealth}
+          ></svc-wh-endpoint-test-send>
+        </div>
+      </div>
+    `;
+  }
+}
+
+defineView('svc-wh-endpoint-view', EndpointViewElement);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'svc-wh-endpoint-view': EndpointViewElement;
+  }
+}

@@ -1,0 +1,193 @@
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createHostApp,
+  createStaticAuthenticate,
+  type HostApp,
+  PORTAL_PATH,
+  parseStaticTokens,
+} from '@svc/example-express-host';
+import { FAST_CIRCUIT, FAST_RETRY, startTestReceiver, type TestReceiver } from '@svc/test-support';
+import type { WebhookService, WorkerOptions } from '@svc/webhooks-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/** The agency the portal is signed in as, with an owner's token. */
+export const PORTAL_AGENCY = 'agency-portal';
+const TOKEN = 'tok_portal';
+
+/** Debian's Chromium, which `.ci/run` installs where it is missing. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** Browser tests run where Chromium is, and always in CI (where its absence is a failure, not a skip). */
+export const canRunBrowser = existsSync(CHROMIUM_PATH) || process.env.CI === 'true';
+
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+
+const VIEWPORTS = {
+  desktop: { width: 1280, height: 900 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const AXE_SCRIPT = join(ROOT, 'node_modules/axe-core/axe.min.js');
+
+/** Options of {@link openPortal}. */
+export interface OpenPortalOptions {
+  /** @default 'desktop' (1280 × 900); 'phone' is 390 × 844 */
+  viewport?: keyof typeof VIEWPORTS;
+  /** Worker options over the harness's (`pollIntervalMs: 20`); `bulkRecovery: false` keeps recoveries running. */
+  worker?: WorkerOptions;
+}
+
+/** A portal page in Chromium, the example host behind it and a real HTTPS receiver. */
+export interface PortalSession {
+  page: Page;
+  host: HostApp;
+  service: WebhookService;
+  receiver: TestReceiver;
+  /** The example host's origin, such as `http://127.0.0.1:40123`. */
+  baseUrl: string;
+  /** Creates the agency's configuration pointing at the receiver (through the service, not the page). */
+  configure(options?: {
+    enabled?: boolean;
+    subscribedEventTypes?: string[];
+  }): Promise<{ signingSecret: string }>;
+  /** Emits the built-in example of `eventType` for the agency; the delivery id, or null when not subscribed. */
+  emit(eventType: string, entityId?: string): Promise<string | null>;
+  /** Opens the portal page again (a reload signed in afresh). */
+  reload(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the example host (memory store, fast retries) with the portal mounted, a local HTTPS receiver
+ * it trusts, and Chromium at the portal page signed in as {@link PORTAL_AGENCY}'s owner.
+ */
+export async function openPortal(options: OpenPortalOptions = {}): Promise<PortalSession> {
+  const receiver = await startTestReceiver();
+  const host = await createHostApp({
+    authenticate: createStaticAuthenticate(parseStaticTokens(`${TOKEN}:${PORTAL_AGENCY}:owner`)),
+    service: {
+      urlPolicy: { allowPrivateNetworks: true },
+      transport: { tls: { ca: receiver.ca } },
+      retry: FAST_RETRY,
+      circuitBreaker: FAST_CIRCUIT,
+    },
+    worker: { pollIntervalMs: 20, ...options.worker },
+    portal: true,
+    onError: (error) => console.error(error),
+  });
+  const server: Server = host.app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let browser: Browser | null = null;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
+    const context = await browser.newContext({ viewport: VIEWPORTS[options.viewport ?? 'desktop'] });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => console.error('page error:', error));
+    const open = async () => {
+      // The page drops the token from its address; from another page, the same address is a fresh load.
+      await page.goto('about:blank');
+      await page.goto(`${baseUrl}${PORTAL_PATH}/#token=${TOKEN}`);
+      await page.locator('svc-webhooks-portal').waitFor();
+    };
+    await open();
+    const openedBrowser = browser;
+    return {
+      page,
+      host,
+      service: host.service,
+      receiver,
+      baseUrl,
+      async configure(config = {}) {
+        const created = await host.service.putConfig(PORTAL_AGENCY, {
+          webhookUrl: receiver.url,
+          enabled: config.enabled ?? true,
+          subscribedEventTypes: config.subscribedEventTypes ?? ['job_created', 'job_cancelled'],
+        });
+        return { signingSecret: created.signingSecret };
+      },
+      async emit(eventType, entityId) {
+        const example = host.service.events.get(eventType)?.example;
+        if (!example) throw new Error(`${eventType} has no example in the catalogue.`);
+        const result = await host.service.emit({
+          ...example,
+          ...(entityId === undefined ? {} : { entityId }),
+          eventType,
+          agencyId: PORTAL_AGENCY,
+        } as Parameters<WebhookService['emit']>[0]);
+        return result?.deliveryId ?? null;
+      },
+      reload: open,
+      async close() {
+        await openedBrowser.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await host.close();
+        await receiver.close();
+      },
+    };
+  } catch (error) {
+    await browser?.close();
+    server.close();
+    await host.close();
+    await receiver.close();
+    throw error;
+  }
+}
+
+/** Runs axe-core over the page, shadow roots included, and fails with every violation it finds. */
+export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
+  // Evaluated rather than added as a <script>: the page's content security policy runs its own scripts only.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(AXE_SCRIPT, 'utf8'));
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as { axe: { run(context: Document): Promise<{ violations: AxeViolation[] }> } }
+    ).axe;
+    const result = await axe.run(document);
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      help: violation.help,
+      targets: violation.nodes.map((node) => JSON.stringify(node.target)),
+    }));
+  });
+  expect(violations, `axe violations in ${label}`).toEqual([]);
+}
+
+interface AxeViolation {
+  id: string;
+  help: string;
+  nodes: { target: unknown }[];
+}
+
+/**
+ * Saves a PNG of the page: into `docs/images/portal/` when `UPDATE_PORTAL_SCREENSHOTS=1` (the pictures
+ * docs/portal.md shows), else into a temporary folder. Returns its path.
+ */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  const folder =
+    process.env.UPDATE_PORTAL_SCREENSHOTS === '1' ? join(ROOT, 'docs/images/portal') : screenshotTempFolder();
+  mkdirSync(folder, { recursive: true });
+  const path = join(folder, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+let tempFolder: string | null = null;
+function screenshotTempFolder(): string {
+  tempFolder ??= mkdtempSync(join(tmpdir(), 'portal-screens-'));
+  return tempFolder;
+}

@@ -1,0 +1,236 @@
+import { createHmac } from 'node:crypto';
+import type { ReceivedRequest } from '@svc/test-support';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  canRunBrowser,
+  expectNoAxeViolations,
+  openPortal,
+  PORTAL_AGENCY,
+  type PortalSession,
+  saveScreenshot,
+} from './browser-harness';
+
+/** The header the service signs deliveries with (SIGNATURE_HEADER of @svc/webhooks-verify). */
+const SIGNATURE_HEADER = 'x-service-signature';
+
+/**
+ * Whether the request's `t=…,v1=…` signature is the HMAC-SHA256 of `t.body` under `secret`: computed here
+ * independently of the service's own signing code, as a receiver written from the docs would.
+ */
+function signedWith(request: ReceivedRequest, secret: string): boolean {
+  const header = String(request.headers[SIGNATURE_HEADER] ?? '');
+  const parts = new Map(header.split(',').map((part) => part.split('=', 2) as [string, string]));
+  const timestamp = parts.get('t');
+  if (timestamp === undefined) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${request.rawBody}`).digest('hex');
+  return parts.get('v1') === expected;
+}
+
+const fullSecret = (page: Page) => page.locator('svc-wh-endpoint-secret [data-secret="full"]');
+const maskedSecret = (page: Page) => page.locator('svc-wh-endpoint-secret [data-secret="masked"]');
+const healthBadge = (page: Page) => page.locator('svc-wh-endpoint-health [data-state]');
+const testResult = (page: Page) => page.locator('svc-wh-endpoint-test-send .result');
+/** The save error shown under the URL field. */
+const urlAlert = (page: Page) => page.locator('svc-wh-endpoint-settings .url-field [role="alert"]');
+const eventCheckbox = (page: Page, eventType: string) =>
+  page.getByRole('checkbox', { name: new RegExp(`^${eventType} `) });
+
+/** The element with focus, looking through the open shadow roots: its tag, id, class and text. */
+function focused(page: Page): Promise<{ tag: string; id: string; className: string; text: string } | null> {
+  return page.evaluate(() => {
+    let active: Element | null = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    if (!active) return null;
+    return {
+      tag: active.tagName.toLowerCase(),
+      id: active.id,
+      className: active.className,
+      text: (active.textContent ?? '').trim(),
+    };
+  });
+}
+
+/** Reopens the page after `session.configure`, and waits for the stored settings to show. */
+async function reloadConfigured(session: PortalSession): Promise<void> {
+  await session.reload();
+  await session.page.getByRole('heading', { name: 'Endpoint settings' }).waitFor();
+}
+
+async function waitForHealth(session: PortalSession, state: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await session.service.getEndpointHealth(PORTAL_AGENCY)).state !== state) {
+    if (Date.now() > deadline) throw new Error(`The endpoint's health did not become ${state}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
+  let session: PortalSession | null = null;
+
+  afterEach(async () => {
+    await session?.close();
+    session = null;
+  });
+
+  it('creates the endpoint, shows its secret once with Copy, then only masked; refuses a URL the policy refuses', async () => {
+    session = await openPortal();
+    const { page, receiver, service } = session;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.baseUrl });
+
+    await page.getByRole('heading', { name: 'No endpoint yet' }).waitFor();
+    await eventCheckbox(page, 'job_created').waitFor();
+    expect(await page.getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true);
+    await expect(service.getConfig(PORTAL_AGENCY)).rejects.toThrow();
+    await expectNoAxeViolations(page, 'endpoint empty state');
+
+    // A URL the policy refuses creates nothing: the reason is shown in words next to the field.
+    await page.getByLabel('Webhook URL').fill('http://example.com/hook');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await urlAlert(page).waitFor();
+    expect(await urlAlert(page).textContent()).toContain('must use https');
+    await expect(service.getConfig(PORTAL_AGENCY)).rejects.toThrow();
+
+    await page.getByLabel('Webhook URL').fill(receiver.url);
+    await eventCheckbox(page, 'job_created').check();
+    await eventCheckbox(page, 'job_cancelled').check();
+    await expectNoAxeViolations(page, 'endpoint settings filled in');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+
+    await fullSecret(page).waitFor();
+    const secret = (await fullSecret(page).textContent())?.trim() ?? '';
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    await page.getByText("Copy it now: it won't be shown again.").waitFor();
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await expectNoAxeViolations(page, 'endpoint secret shown');
+
+    const stored = await service.getConfig(PORTAL_AGENCY);
+    expect(stored.webhookUrl).toBe(receiver.url);
+    expect([...stored.subscribedEventTypes].sort()).toEqual(['job_cancelled', 'job_created']);
+    expect(stored.enabled).toBe(true);
+    expect(stored.signingSecret.endsWith(secret.slice(-4))).toBe(true);
+    // The secret shown is the one that signs: a test send through the service verifies with it.
+    await service.sendTest(PORTAL_AGENCY);
+    expect(signedWith(receiver.requests.at(-1) as ReceivedRequest, secret)).toBe(true);
+
+    await page.getByLabel('Webhook URL').fill('http://example.com/hook');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await urlAlert(page).waitFor();
+    expect(await urlAlert(page).textContent()).toContain('must use https');
+    expect(await page.getByLabel('Webhook URL').getAttribute('aria-invalid')).toBe('true');
+    expect((await service.getConfig(PORTAL_AGENCY)).webhookUrl).toBe(receiver.url);
+
+    await session.reload();
+    await maskedSecret(page).waitFor();
+    const masked = (await maskedSecret(page).textContent())?.trim() ?? '';
+    expect(masked).toBe(stored.signingSecret);
+    expect(masked).toContain('********');
+    expect(await fullSecret(page).count()).toBe(0);
+    expect(await page.getByLabel('Webhook URL').inputValue()).toBe(receiver.url);
+    expect(await eventCheckbox(page, 'job_created').isChecked()).toBe(true);
+  });
+
+  it('rotates the secret only after confirmation; Cancel and Escape change nothing', async () => {
+    session = await openPortal();
+    const { page, receiver, service } = session;
+    const { signingSecret: original } = await session.configure();
+    await reloadConfigured(session);
+    const rotate = page.getByRole('button', { name: 'Rotate secret' });
+
+    await rotate.click();
+    await page.getByText('The current secret stops signing at once').waitFor();
+    expect((await focused(page))?.className).toContain('confirm');
+    await page.keyboard.press('Escape');
+    await rotate.waitFor();
+    expect((await focused(page))?.text).toBe('Rotate secret');
+
+    await rotate.click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await rotate.waitFor();
+    expect(await fullSecret(page).count()).toBe(0);
+    await service.sendTest(PORTAL_AGENCY);
+    expect(signedWith(receiver.requests.at(-1) as ReceivedRequest, original)).toBe(true);
+
+    await rotate.click();
+    await page.getByRole('button', { name: 'Confirm rotation' }).click();
+    await fullSecret(page).waitFor();
+    const rotated = (await fullSecret(page).textContent())?.trim() ?? '';
+    expect(rotated).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated).not.toBe(original);
+    expect((await focused(page))?.text).toBe('Copy secret');
+    expect((await service.getConfig(PORTAL_AGENCY)).signingSecret.endsWith(rotated.slice(-4))).toBe(true);
+    await service.sendTest(PORTAL_AGENCY);
+    const signed = receiver.requests.at(-1) as ReceivedRequest;
+    expect(signedWith(signed, rotated)).toBe(true);
+    expect(signedWith(signed, original)).toBe(false);
+
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await maskedSecret(page).waitFor();
+    expect((await maskedSecret(page).textContent())?.trim()).toBe(
+      (await service.getConfig(PORTAL_AGENCY)).signingSecret,
+    );
+  });
+
+  it('sends a signed test event and shows the answer; health turns failing after failed deliveries', async () => {
+    session = await openPortal();
+    const { page, receiver } = session;
+    const { signingSecret } = await session.configure({
+      subscribedEventTypes: ['job_created', 'job_cancelled'],
+    });
+    await reloadConfigured(session);
+    await healthBadge(page).waitFor();
+    expect(await healthBadge(page).textContent()).toBe('Healthy');
+
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await testResult(page).getByText('Success').waitFor();
+    expect(await testResult(page).textContent()).toContain('HTTP status 200');
+    expect(receiver.requests.length).toBe(before + 1);
+    const test = receiver.requests.at(-1) as ReceivedRequest;
+    expect(signedWith(test, signingSecret)).toBe(true);
+    expect(JSON.parse(test.rawBody).eventType).toBe('webhook_test');
+    await expectNoAxeViolations(page, 'endpoint test result');
+    await saveScreenshot(page, 'endpoint-desktop');
+
+    receiver.respond(() => ({ status: 500, body: 'receiver is down' }));
+    await page.getByLabel('Event to send').selectOption('job_created');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await testResult(page).getByText('Failed').waitFor();
+    expect(await testResult(page).textContent()).toContain('HTTP status 500');
+    expect(JSON.parse((receiver.requests.at(-1) as ReceivedRequest).rawBody).eventType).toBe('job_created');
+
+    expect(await session.emit('job_created', 'job-health-1')).not.toBeNull();
+    await waitForHealth(session, 'failing');
+    await page.getByRole('button', { name: 'Refresh health' }).click();
+    await page.locator('svc-wh-endpoint-health [data-state="failing"]').waitFor();
+    expect(await healthBadge(page).textContent()).toBe('Failing');
+    expect(await page.locator('svc-wh-endpoint-health [role="status"]').textContent()).toMatch(
+      /went without a 2xx answer/,
+    );
+  });
+
+  it('fits a phone screen and says when test sends are rate limited', async () => {
+    session = await openPortal({ viewport: 'phone' });
+    const { page } = session;
+    await session.configure();
+    await reloadConfigured(session);
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await testResult(page).getByText('Success').waitFor();
+    await healthBadge(page).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await saveScreenshot(page, 'endpoint-phone');
+
+    // The agency's test sends are limited (10 in a burst): spend the rest, then the page says so and sends nothing.
+    const limit = 10;
+    for (let sent = 1; sent < limit; sent++) await session.service.sendTest(PORTAL_AGENCY);
+    const before = session.receiver.requests.length;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const alert = page.locator('svc-wh-endpoint-test-send [role="alert"]');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Too many test sends');
+    expect(session.receiver.requests.length).toBe(before);
+  });
+});
