@@ -16,6 +16,7 @@ export const GUIDES = [
   'receiving-webhooks.md',
   'delivery-lifecycle.md',
   'operations.md',
+  'portal.md',
   'scaling.md',
   'security.md',
   'observability.md',
