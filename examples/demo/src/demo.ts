@@ -12,6 +12,7 @@ import {
   createHostApp,
   createStaticAuthenticate,
   type HostApp,
+  PORTAL_PATH,
   parseStaticTokens,
 } from '@svc/example-express-host';
 import { createApiClient } from './api-client';
@@ -45,6 +46,7 @@ async function startHost(receiverCa: string): Promise<{ host: HostApp; server: S
     },
     worker: { pollIntervalMs: 50 },
     demoEmit: true,
+    portal: true,
   });
   const server = host.app.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -59,6 +61,7 @@ async function main(): Promise<number> {
   console.log('@svc/webhooks demo (in-memory store)');
   console.log(`  host:     ${url}/v1/agency/webhooks  (owner token tok_owner)`);
   console.log(`  receiver: ${receiver.url}  (verifies every signature)`);
+  console.log(`  portal:   ${url}${PORTAL_PATH}/#token=tok_owner`);
   const ctx: DemoContext = {
     api: createApiClient(url, 'tok_owner'),
     receiver,
@@ -79,6 +82,7 @@ async function main(): Promise<number> {
     console.log(
       `\nDemo complete: every step behaved as expected (${((Date.now() - started) / 1000).toFixed(1)} s).`,
     );
+    if (staysOpen()) await servePortalUntilStopped(`${url}${PORTAL_PATH}/#token=tok_owner`);
     return 0;
   } catch (error) {
     console.error(
@@ -91,6 +95,24 @@ async function main(): Promise<number> {
     await host.close();
     await receiver.close();
   }
+}
+
+/**
+ * A person at a terminal gets the host kept running so the portal can be opened on the demo's
+ * data; CI, a pipe or `--exit` ends the demo with its checks.
+ */
+function staysOpen(): boolean {
+  return process.stdout.isTTY === true && process.env.CI !== 'true' && !process.argv.includes('--exit');
+}
+
+async function servePortalUntilStopped(portalUrl: string): Promise<void> {
+  section('9. The agency portal');
+  console.log(`  Open ${portalUrl}`);
+  console.log('  (the demo agency signed in as its owner; press Ctrl-C to stop)');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
 }
 
 process.exitCode = await main();
