@@ -17,6 +17,9 @@ for dir in $(node .ci/public-packages.mjs); do
   done
   cmp -s LICENSE "$dir/LICENSE" || { echo "$dir/LICENSE differs from the root LICENSE" >&2; status=1; }
   (cd "$dir" && "$bin/publint" --strict) || status=1
-  "$bin/attw" --pack "$dir" --profile node16 --no-emoji --no-color || status=1
+  # A package without a CommonJS main (the portal: a browser module) is checked as ESM-only.
+  profile=node16
+  node -e "process.exit(require('./$dir/package.json').main ? 0 : 1)" || profile=esm-only
+  "$bin/attw" --pack "$dir" --profile "$profile" --no-emoji --no-color || status=1
 done
 exit "$status"

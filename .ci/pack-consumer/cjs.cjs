@@ -8,6 +8,8 @@ const entries = {
   schemas: require('@svc/webhooks-core/schemas'),
   adapterKit: require('@svc/webhooks-core/adapter-kit'),
   router: require('@svc/webhooks-express'),
+  routerPortal: require('@svc/webhooks-express/portal'),
+  portalAssets: require('@svc/webhooks-portal/assets'),
   pg: require('@svc/webhooks-pg'),
   redis: require('@svc/webhooks-redis'),
   verify: require('@svc/webhooks-verify'),

@@ -6,7 +6,9 @@ import * as adapterKit from '@svc/webhooks-core/adapter-kit';
 import * as otel from '@svc/webhooks-core/otel';
 import * as schemas from '@svc/webhooks-core/schemas';
 import * as router from '@svc/webhooks-express';
+import * as routerPortal from '@svc/webhooks-express/portal';
 import * as pg from '@svc/webhooks-pg';
+import * as portalAssets from '@svc/webhooks-portal/assets';
 import * as redis from '@svc/webhooks-redis';
 import * as verify from '@svc/webhooks-verify';
 import * as verifyExpress from '@svc/webhooks-verify/express';
@@ -22,6 +24,8 @@ await exerciseEntries(
     schemas,
     adapterKit,
     router,
+    routerPortal,
+    portalAssets,
     pg,
     redis,
     verify,

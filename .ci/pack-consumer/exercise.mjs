@@ -19,6 +19,7 @@ const EXPECTED = {
   otel: ['createOpenTelemetryHooks', 'observeWorker'],
   adapterKit: ['withinDeadline', 'sleep', 'setNewest', 'assertNoTransaction'],
   router: ['createWebhooksRouter', 'buildOpenApiDocument'],
+  routerPortal: ['createWebhooksPortal'],
   pg: ['createPgStore', 'createPgQueue', 'migrate'],
   redis: ['createRedisStore', 'createRedisQueue'],
   verify: ['verifyWebhook', 'verifyWebhookSignature', 'signWebhook', 'WebhookVerificationError'],
@@ -35,6 +36,14 @@ export async function exerciseEntries(entries, assert) {
   }
   await signAndVerify(entries, assert);
   await runService(entries, assert);
+  servePortal(entries, assert);
+}
+
+/** The portal page's router finds the standalone script in the installed portal package. */
+function servePortal({ routerPortal, portalAssets }, assert) {
+  assert.equal(typeof portalAssets.standaloneScriptPath, 'string');
+  assert.match(portalAssets.standaloneScriptPath, /webhooks-portal[\\/]dist[\\/]standalone\.js$/);
+  assert.equal(typeof routerPortal.createWebhooksPortal({ title: 'Pack test' }), 'function');
 }
 
 async function signAndVerify({ verify, verifyWeb }, assert) {
