@@ -21,6 +21,7 @@ export default defineConfig([
     format: ['esm'],
     platform: 'browser',
     target: 'es2022',
+    dts: true,
     noExternal: [/.*/],
     minify: true,
     sourcemap: true,
