@@ -41,6 +41,7 @@ export class SvcWebhooksPortal extends LitElement {
     eventTypesError: { state: true },
   };
 
+  /** The element's styles: the shared theme and the tabs'. */
   static override styles = [
     baseStyles,
     css`
