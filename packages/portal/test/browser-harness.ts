@@ -13,7 +13,7 @@ import {
   parseStaticTokens,
 } from '@svc/example-express-host';
 import { FAST_CIRCUIT, FAST_RETRY, startTestReceiver, type TestReceiver } from '@svc/test-support';
-import type { WebhookService, WorkerOptions } from '@svc/webhooks-core';
+import type { DeliverySummary, WebhookService, WorkerOptions } from '@svc/webhooks-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
@@ -66,6 +66,11 @@ export interface PortalSession {
   }): Promise<{ signingSecret: string }>;
   /** Emits the built-in example of `eventType` for the agency; the delivery id, or null when not subscribed. */
   emit(eventType: string, entityId?: string): Promise<string | null>;
+  /**
+   * Waits until the agency has at least `count` deliveries and none is pending; resolves with them. Failures open the
+   * endpoint's circuit breaker, whose deferrals can stretch this to seconds.
+   */
+  settle(count: number): Promise<DeliverySummary[]>;
   /** Opens the portal page again (a reload signed in afresh). */
   reload(): Promise<void>;
   close(): Promise<void>;
@@ -130,6 +135,17 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
           agencyId: PORTAL_AGENCY,
         } as Parameters<WebhookService['emit']>[0]);
         return result?.deliveryId ?? null;
+      },
+      async settle(count) {
+        const deadline = Date.now() + 30_000;
+        for (;;) {
+          const { deliveries } = await host.service.listDeliveries(PORTAL_AGENCY, { limit: 100 });
+          if (deliveries.length >= count && deliveries.every((delivery) => delivery.status !== 'pending'))
+            return deliveries;
+          if (Date.now() > deadline)
+            throw new Error(`Deliveries did not settle: ${JSON.stringify(deliveries)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
       },
       reload: open,
       async close() {

@@ -33,21 +33,6 @@ function entityIdOf(rawBody: string): string | null {
   return (JSON.parse(rawBody) as { entityId: string | null }).entityId;
 }
 
-/**
- * Waits until none of the agency's deliveries is pending. The retry schedule is fast, but the failures open the
- * endpoint's circuit breaker, whose deferrals can stretch this to seconds.
- */
-async function settle(session: PortalSession, expected: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { deliveries } = await session.service.listDeliveries(PORTAL_AGENCY, { limit: 100 });
-    if (deliveries.length >= expected && deliveries.every((delivery) => delivery.status !== 'pending'))
-      return;
-    if (Date.now() > deadline) throw new Error(`Deliveries did not settle: ${JSON.stringify(deliveries)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** An element's text with its whitespace collapsed. */
 async function text(locator: Locator): Promise<string> {
   return ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
@@ -85,7 +70,7 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
       created.push((await session.emit('job_created', entityId)) as string);
     for (const entityId of ['job-c1', 'job-c2'])
       cancelled.push((await session.emit('job_cancelled', entityId)) as string);
-    await settle(session, 5);
+    await session.settle(5);
     await session.page.getByRole('tab', { name: 'Deliveries' }).click();
   });
 
@@ -262,7 +247,7 @@ describe.skipIf(!canRunBrowser)('delivery log on a phone', () => {
     await log(page).getByText('No deliveries yet.').waitFor(WAIT);
     await session.emit('job_created', 'job-p1');
     await session.emit('job_cancelled', 'job-p2');
-    await settle(session, 2);
+    await session.settle(2);
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => rows(page).count(), WAIT).toBe(2);
   });

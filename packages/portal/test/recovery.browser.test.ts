@@ -16,19 +16,6 @@ function eventTypeOf(rawBody: string): string {
   return (JSON.parse(rawBody) as { eventType: string }).eventType;
 }
 
-/** Waits until none of the agency's deliveries is pending; answers them all. */
-async function settle(session: PortalSession, expected: number) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { deliveries } = await session.service.listDeliveries(PORTAL_AGENCY, { limit: 100 });
-    if (deliveries.length >= expected && deliveries.every((delivery) => delivery.status !== 'pending')) {
-      return deliveries;
-    }
-    if (Date.now() > deadline) throw new Error(`Deliveries did not settle: ${JSON.stringify(deliveries)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const form = (page: Page) => page.locator('svc-wh-bulk-recovery');
 const progress = (page: Page) => page.locator('svc-wh-bulk-recovery-progress');
 
@@ -55,7 +42,7 @@ describe.skipIf(!canRunBrowser)('bulk recovery in Chromium', () => {
     }
     for (const entityId of ['job-ok1', 'job-ok2']) await session.emit('job_created', entityId);
     // Ten failures in a row open the endpoint's circuit breaker, whose deferrals make this take seconds.
-    const settled = await settle(session, 4);
+    const settled = await session.settle(4);
     expect(
       settled
         .filter((delivery) => delivery.status === 'failed')
@@ -125,7 +112,7 @@ describe.skipIf(!canRunBrowser)('bulk recovery in Chromium', () => {
       'job_cancelled',
       'job_cancelled',
     ]);
-    await settle(session, 4);
+    await session.settle(4);
     for (const id of cancelledIds) {
       expect((await session.service.getDelivery(PORTAL_AGENCY, id)).status).toBe('success');
       const { attempts } = await session.service.listAttempts(PORTAL_AGENCY, id);
@@ -145,7 +132,7 @@ describe.skipIf(!canRunBrowser)('a recovery that is still running, in Chromium',
     await session.configure({ subscribedEventTypes: ['job_created', 'job_cancelled'] });
     session.receiver.respond(() => ({ status: 500 }));
     for (const entityId of ['job-h1', 'job-h2', 'job-h3']) await session.emit('job_cancelled', entityId);
-    await settle(session, 3);
+    await session.settle(3);
     await session.page.getByRole('tab', { name: 'Recovery' }).click();
   });
 
