@@ -103,4 +103,29 @@ describe('worker wake-ups', () => {
     // The wake-up was delivered to `wait 1`: waiting again would sleep through it.
     expect(script.calls.slice(4)).toEqual(['claim 3', 'claim 4']);
   });
+  it('a slot freed while a claim is in flight is not lost: the worker claims again instead of waiting', async () => {
+    const script = scriptedQueue();
+    releaseAll = script.releaseAll;
+    const webhooks = createWebhookService({ store: createMemoryStore(), queue: script.queue });
+    worker = createWorker(webhooks, { concurrency: 2, perAgencyConcurrency: 1, recoverySweep: false });
+    await worker.start();
+    await settle();
+
+    // The agency's one slot is taken; the next claim skips the agency as saturated.
+    script.claims[0]?.resolve([
+      { deliveryId: 'gone', agencyId: 'agency-a', claimId: 'c1', runAt: 0, leaseUntil: 30_000 },
+    ]);
+    await settle();
+    expect(script.calls).toEqual(['claim 1', 'claim 2', 'ack']);
+
+    // The attempt ends while that claim is still out: its slot frees with nobody waiting to hear it...
+    script.acks[0]?.resolve(true);
+    await settle();
+    // ...and the claim, made while the agency was saturated, finds nothing.
+    script.claims[1]?.resolve([]);
+    await settle();
+
+    // The agency's due entries would wait for the poll interval: the worker claims again at once.
+    expect(script.calls.slice(3)).toEqual(['claim 3']);
+  });
 });

@@ -60,6 +60,11 @@ class DeliveryWorker implements WebhookWorker {
   #queueWait: Promise<void> | null = null;
   /** The outstanding waitForWork ended while we were not waiting on it (see #idle). */
   #wokenUnseen = false;
+  /**
+   * A slot freed while a claim was in flight. That claim may have skipped the slot's agency as
+   * saturated, and nothing else would wake us for its entries, which are due already (see #idle).
+   */
+  #slotFreedUnseen = false;
   #timers: NodeJS.Timeout[] = [];
   #sweep: RecoverySweep | null = null;
   #purge: RetentionPurge | null = null;
@@ -160,6 +165,8 @@ class DeliveryWorker implements WebhookWorker {
         continue;
       }
       let claims: Claim[];
+      // Freed from here on, a slot may not be seen by this claim's exclusions.
+      this.#slotFreedUnseen = false;
       try {
         const now = this.engine.clock();
         claims = await this.engine.queue.claim({
@@ -195,11 +202,15 @@ class DeliveryWorker implements WebhookWorker {
    * So a wake-up can arrive while we are claiming rather than waiting, and a
    * queue may count it as taken (Redis does: waitForWork assumes its caller
    * claims next). It is kept in #wokenUnseen, and the next idle claims at once
-   * instead of waiting for a wake-up that already came.
+   * instead of waiting for a wake-up that already came. A slot freed during a
+   * claim is kept the same way (#slotFreedUnseen): that claim may have skipped
+   * the agency as saturated, and its due entries would otherwise wait for the
+   * poll interval.
    */
   async #idle(timeoutMs: number): Promise<void> {
-    if (this.#wokenUnseen) {
+    if (this.#wokenUnseen || this.#slotFreedUnseen) {
       this.#wokenUnseen = false;
+      this.#slotFreedUnseen = false;
       return;
     }
     if (!this.#queueWait) {
@@ -305,7 +316,8 @@ class DeliveryWorker implements WebhookWorker {
   #wakeClaimLoop(): void {
     const wake = this.#slotFreed;
     this.#slotFreed = null;
-    wake?.();
+    if (wake) wake();
+    else this.#slotFreedUnseen = true;
   }
 
   /**
