@@ -9,6 +9,7 @@
  * @module @svc/webhooks-core/adapter-kit
  */
 
+export { CallBatcher, type CallBatcherOptions } from './adapters/call-batcher';
 export { assertNoTransaction } from './adapters/store';
 export { setNewest } from './bounded-map';
 export { redactSecrets } from './config/secret-redaction';

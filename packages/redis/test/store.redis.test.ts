@@ -8,7 +8,14 @@ import { makeDeliveryRecord as makeRecord } from '@svc/webhooks-core/testing';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRedisStore, type RedisWebhookStore } from '../src/index';
-import { connectTestRedis, describeRedis, keysUnder, REDIS_URL, useTestRedis } from './redis-test-env';
+import {
+  commandCounter,
+  connectTestRedis,
+  describeRedis,
+  keysUnder,
+  REDIS_URL,
+  useTestRedis,
+} from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const DAY = 86_400_000;
@@ -266,5 +273,34 @@ describeRedis('Redis store: backend-specific behaviour', () => {
         message: expect.stringMatching(/^@svc\/webhooks-redis: /),
       }),
     );
+  });
+  it('sends the compare-and-sets of one event-loop turn as one script, each judged on its own', async () => {
+    const records = Array.from({ length: 40 }, (_, index) =>
+      makeRecord({ agencyId: 'agency-a', status: 'pending', attempt: 0, createdAt: T0 + index }),
+    );
+    for (const record of records) await store.insertDelivery(record);
+    // Loads the script, so that the count below is of calls, not of a first NOSCRIPT and its EVAL.
+    const warm = makeRecord({ agencyId: 'agency-b', status: 'pending', attempt: 0 });
+    await store.insertDelivery(warm);
+    await store.updateDelivery(warm.id, { status: 'pending', attempt: 0 }, failedAttempt(1));
+    const counter = commandCounter(redis);
+    try {
+      const results = await Promise.all([
+        ...records.map((record) =>
+          store.updateDelivery(record.id, { status: 'pending', attempt: 0 }, failedAttempt(1)),
+        ),
+        // A stale expectation loses, alone; a second update of one delivery waits for the first.
+        store.updateDelivery(records[0]!.id, { status: 'pending', attempt: 0 }, failedAttempt(1)),
+        store.updateDelivery(records[1]!.id, { status: 'failed', attempt: 1 }, failedAttempt(2)),
+      ]);
+      expect(results.slice(0, 40).map((saved) => saved?.status)).toEqual(records.map(() => 'failed'));
+      expect(results[40]).toBeNull();
+      expect(results[41]).toMatchObject({ id: records[1]!.id, attempt: 2 });
+      expect(counter.count()).toBe(2);
+    } finally {
+      counter.stop();
+    }
+    expect(ids(await store.listDeliveries('agency-a', { status: 'failed', limit: 100 }))).toHaveLength(40);
+    expect(await store.listDeliveries('agency-a', { status: 'pending', limit: 100 })).toEqual([]);
   });
 });

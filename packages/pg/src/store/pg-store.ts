@@ -18,6 +18,7 @@ import {
   WebhookError,
   type WebhookStore,
 } from '@svc/webhooks-core';
+import { CallBatcher } from '@svc/webhooks-core/adapter-kit';
 import type { Pool } from 'pg';
 import {
   type CompareAndSetInput,
@@ -32,7 +33,6 @@ import { parseSchemaName } from '../schema/schema-name';
 import { schemaContext } from '../schema-context';
 import { run, type Statement } from '../statement';
 import { type AttemptRow, attemptStatements, toAttemptRecord } from './attempt-table';
-import { CallBatcher } from './call-batcher';
 import { type CircuitRow, circuitParams, circuitStatements, toCircuitRecord } from './circuit-table';
 import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';

@@ -1,8 +1,6 @@
 import type {
   AttemptRecord,
-  DeliveryExpectation,
   DeliveryRecord,
-  DeliveryUpdate,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
   StoreCapabilities,
@@ -25,28 +23,19 @@ import {
   queueScriptKeys,
   type RedisStoreKeyNames,
 } from '../key-names';
-import type { QueueHandOff } from '../linked/queue-hand-off';
 import type { RedisLink } from '../linked/redis-link';
 import { createCircuitOperations } from './circuit-operations';
 import { createConfigOperations } from './config-operations';
 import { createDeliveryLister } from './delivery-list';
+import { createDeliveryUpdater } from './delivery-updates';
 import { createRecoveryOperations } from './recovery-operations';
-import {
-  applyUpdate,
-  attemptArgs,
-  decodeAttempts,
-  decodeDelivery,
-  decodeDeliveryPairs,
-  ownUpdate,
-} from './store-codec';
+import { decodeAttempts, decodeDelivery, decodeDeliveryPairs } from './store-codec';
 import {
   insertDeliveryLinkedScript,
   insertDeliveryScript,
   listAttemptsScript,
   listDuePendingScript,
   purgeScript,
-  updateDeliveryLinkedScript,
-  updateDeliveryScript,
 } from './store-scripts';
 
 /** Options of {@link createRedisStore}. */
@@ -137,7 +126,6 @@ export function createRedisStoreOn(
   const linkKeys = link ? queueScriptKeys(link.queueKeys) : [];
   const linkArgs = link ? [link.queueKeys.base, link.queueKeys.wakeChannel] : [];
   const insertScript = link ? insertDeliveryLinkedScript : insertDeliveryScript;
-  const updateScript = link ? updateDeliveryLinkedScript : updateDeliveryScript;
   const listDeliveries = createDeliveryLister(client, keys);
   let closed = false;
 
@@ -197,34 +185,7 @@ export function createRedisStoreOn(
       return listDeliveries(agencyId, listOptions);
     },
 
-    async updateDelivery(
-      deliveryId: string,
-      expected: DeliveryExpectation,
-      update: DeliveryUpdate,
-    ): Promise<DeliveryRecord | null> {
-      const own = ownUpdate(update);
-      const encoded = JSON.stringify(own);
-      const reply = await updateScript.run(
-        client,
-        [deliveryKey(keys.base, deliveryId), keys.pending, keys.finished, ...linkKeys],
-        [
-          keys.base,
-          deliveryId,
-          expected.status,
-          expected.attempt,
-          update.status,
-          update.attempt,
-          encoded,
-          update.nextRetryAt ?? '',
-          ...attemptArgs(update.recordedAttempt),
-          ...linkArgs,
-        ],
-      );
-      if (reply === null) return null;
-      const saved = applyUpdate(String(reply), own);
-      if (link) noteQueueChange(link.handOff, saved);
-      return saved;
-    },
+    updateDelivery: createDeliveryUpdater(client, keys, link),
 
     async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
       return decodeAttempts(await listAttemptsScript.run(client, [deliveryKey(keys.base, deliveryId)], []));
@@ -251,14 +212,6 @@ export function createRedisStoreOn(
       if (owned) await quitClient(client);
     },
   };
-}
-
-/** What a linked update script did to the queue entry, for the queue's next call on it. */
-function noteQueueChange(handOff: QueueHandOff, saved: DeliveryRecord): void {
-  if (saved.status !== 'pending') handOff.note(saved.id, { kind: 'removed' });
-  else if (saved.nextRetryAt !== null) {
-    handOff.note(saved.id, { kind: 'enqueued', agencyId: saved.agencyId, runAt: saved.nextRetryAt });
-  }
 }
 
 /** Declared keys of the insert script (the same slot; listed so Redis Cluster can route it). */

@@ -251,51 +251,70 @@ return { 1 }
 export const insertDeliveryScript = new LuaScript('insertDelivery', insertDeliverySource(false));
 export const insertDeliveryLinkedScript = new LuaScript('insertDeliveryLinked', insertDeliverySource(true));
 
+/** ARGV values per delivery in {@link updateDeliveriesScript}'s call. */
+export const UPDATE_ARGS_PER_DELIVERY = 9;
+
 /**
- * KEYS: d, pending, finished (then, linked, the queue's keys in the order of `queueScriptKeys`).
- * ARGV: base, id, expectedStatus, expectedAttempt, status, attempt, updateJson,
- * nextRetryAt ('' for none), attemptField ('t<n>'; '' when the update records no
- * attempt), attemptJson (then, linked, the queue's base and channel).
- * Compare-and-set on (status, attempt); moves the id between status indexes and
- * the pending/finished sets, and adds the recorded attempt to the history (HSETNX:
- * a number already there keeps its first entry). Returns the record's `r` field,
- * or nil when the precondition failed or the delivery does not exist. Linked, the
- * queue entry follows in the same step: due at nextRetryAt while pending, removed
- * once finished.
+ * KEYS: pending, finished (then, linked, the queue's keys in the order of `queueScriptKeys`).
+ * ARGV: base, queueBase, queueChannel ('' unlinked), then per delivery the
+ * {@link UPDATE_ARGS_PER_DELIVERY} values id, expectedStatus, expectedAttempt,
+ * status, attempt, updateJson, nextRetryAt ('' for none), attemptField ('t<n>';
+ * '' when the update records no attempt), attemptJson.
+ * Each delivery's compare-and-set on (status, attempt), in order: moves the id
+ * between status indexes and the pending/finished sets, and adds the recorded
+ * attempt to the history (HSETNX: a number already there keeps its first entry).
+ * Returns one element per delivery: the record's `r` field, or nil when its
+ * precondition failed or it does not exist. Linked, the queue entry follows in
+ * the same step: due at nextRetryAt while pending, removed once finished. One
+ * script for the updates of many deliveries (the store batches concurrent calls)
+ * costs Redis one call's overhead instead of one per update.
  */
-function updateDeliverySource(linked: boolean): string {
-  return `${linked ? `${queueLua('enqueue_entry', 'remove_entry')}\n${queueTableLua(4, 11)}` : ''}
-local base, id = ARGV[1], ARGV[2]
-local cur = redis.call('HMGET', KEYS[1], 's', 'a', 'g', 'c', 'r')
-if not cur[1] or cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] then return false end
-redis.call('HSET', KEYS[1], 's', ARGV[5], 'a', ARGV[6], 'u', ARGV[7])
-if ARGV[9] ~= '' then redis.call('HSETNX', KEYS[1], ARGV[9], ARGV[10]) end
-if ARGV[5] ~= ARGV[3] then
-  redis.call('ZREM', base .. 'ix:' .. ARGV[3] .. ':' .. cur[3], id)
-  redis.call('ZADD', base .. 'ix:' .. ARGV[5] .. ':' .. cur[3], 0, id)
-end
-if ARGV[3] ~= 'pending' and ARGV[3] ~= ARGV[5] then
-  redis.call('ZREM', base .. 'finished:' .. ARGV[3], id)
-end
-if ARGV[5] == 'pending' then
-  redis.call('ZREM', KEYS[3], id)
-  if ARGV[8] ~= '' then
-    redis.call('ZADD', KEYS[2], ARGV[8], id)
-    ${linked ? 'enqueue_entry(q, id, cur[3], ARGV[8])' : ''}
-  else
-    redis.call('ZREM', KEYS[2], id)
+function updateDeliveriesSource(linked: boolean): string {
+  return `${linked ? `${queueLua('enqueue_entry', 'remove_entry')}\n${queueTableLua(3, 2)}` : ''}
+local base = ARGV[1]
+local function update_one(at)
+  local id = ARGV[at]
+  local expected_status, status, next_retry = ARGV[at + 1], ARGV[at + 3], ARGV[at + 6]
+  local key = base .. 'd:' .. id
+  local cur = redis.call('HMGET', key, 's', 'a', 'g', 'c', 'r')
+  if not cur[1] or cur[1] ~= expected_status or cur[2] ~= ARGV[at + 2] then return false end
+  redis.call('HSET', key, 's', status, 'a', ARGV[at + 4], 'u', ARGV[at + 5])
+  if ARGV[at + 7] ~= '' then redis.call('HSETNX', key, ARGV[at + 7], ARGV[at + 8]) end
+  if status ~= expected_status then
+    redis.call('ZREM', base .. 'ix:' .. expected_status .. ':' .. cur[3], id)
+    redis.call('ZADD', base .. 'ix:' .. status .. ':' .. cur[3], 0, id)
   end
-else
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZADD', base .. 'finished:' .. ARGV[5], cur[4], id)
-  ${linked ? 'remove_entry(q, id)' : ''}
+  if expected_status ~= 'pending' and expected_status ~= status then
+    redis.call('ZREM', base .. 'finished:' .. expected_status, id)
+  end
+  if status == 'pending' then
+    redis.call('ZREM', KEYS[2], id)
+    if next_retry ~= '' then
+      redis.call('ZADD', KEYS[1], next_retry, id)
+      ${linked ? 'enqueue_entry(q, id, cur[3], next_retry)' : ''}
+    else
+      redis.call('ZREM', KEYS[1], id)
+    end
+  else
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZADD', base .. 'finished:' .. status, cur[4], id)
+    ${linked ? 'remove_entry(q, id)' : ''}
+  end
+  return cur[5]
 end
-return cur[5]
+local replies = {}
+for at = 4, #ARGV, ${UPDATE_ARGS_PER_DELIVERY} do
+  replies[#replies + 1] = update_one(at)
+end
+return replies
 `;
 }
 
-export const updateDeliveryScript = new LuaScript('updateDelivery', updateDeliverySource(false));
-export const updateDeliveryLinkedScript = new LuaScript('updateDeliveryLinked', updateDeliverySource(true));
+export const updateDeliveriesScript = new LuaScript('updateDeliveries', updateDeliveriesSource(false));
+export const updateDeliveriesLinkedScript = new LuaScript(
+  'updateDeliveriesLinked',
+  updateDeliveriesSource(true),
+);
 
 /**
  * KEYS: an index ZSET. ARGV: base, max (lex bound: '+' or '(' .. id), limit.

@@ -1,10 +1,25 @@
+/** Options of a {@link CallBatcher}. */
+export interface CallBatcherOptions<Input> {
+  /** Most inputs in one batch; more wait for the next. */
+  maxBatch: number;
+  /** Inputs with the same key never share a batch (the later one waits for the next). */
+  keyOf?: (input: Input) => string;
+}
+
+interface QueuedCall<Input, Output> {
+  input: Input;
+  resolve: (output: Output) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
- * Coalesces calls made in the same turn of the event loop into one statement.
+ * Coalesces calls made in the same turn of the event loop into one statement
+ * (PostgreSQL) or one script (Redis).
  *
  * A worker with 64 attempts in flight records dozens of them within a few
- * milliseconds; sending each as its own statement costs a round trip and a
- * commit apiece, and on a small machine the database's per-statement work, not
- * the HTTP, becomes the ceiling. Calls are gathered until the event loop has
+ * milliseconds; sending each as its own statement costs a round trip (and on
+ * PostgreSQL a commit) apiece, and on a small machine the database's
+ * per-statement work, not the HTTP, becomes the ceiling. Calls are gathered until the event loop has
  * handled the I/O that is ready (`setImmediate`), so a lone call waits for no
  * timer and goes out at once.
  *
@@ -14,21 +29,16 @@
  * twice. If a batch of several fails, each input is retried on its own, so a bad
  * input fails only its own call.
  */
-interface QueuedCall<Input, Output> {
-  input: Input;
-  resolve: (output: Output) => void;
-  reject: (error: unknown) => void;
-}
-
 export class CallBatcher<Input, Output> {
   #queued: QueuedCall<Input, Output>[] = [];
   #scheduled = false;
 
   constructor(
     private readonly run: (inputs: Input[]) => Promise<Output[]>,
-    private readonly options: { maxBatch: number; keyOf?: (input: Input) => string },
+    private readonly options: CallBatcherOptions<Input>,
   ) {}
 
+  /** Queues one input for the next batch; resolves with its output, or rejects with its own error. */
   call(input: Input): Promise<Output> {
     return new Promise<Output>((resolve, reject) => {
       this.#queued.push({ input, resolve, reject });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallBatcher } from '../src/store/call-batcher';
+import { CallBatcher } from '../src/adapters/call-batcher';
 
 /** A batcher over `run` that records every batch it was handed. */
 function recording(
