@@ -64,10 +64,11 @@ export interface TransportOptions {
    */
   connectTimeoutMs?: number;
   /**
-   * Keep-alive sockets per receiver origin. At least the worker's `concurrency`,
-   * so that requests of agencies whose receivers hang cannot take every socket
-   * of an origin that healthy agencies share with them.
-   * @default 512
+   * Keep-alive sockets per receiver origin. An agency whose receiver hangs holds
+   * only its window of them (one or two), so healthy agencies sharing the origin
+   * keep theirs; fewer sockets than the worker's slots spare a TLS handshake each.
+   * Raise it for a shared receiver far away.
+   * @default 256
    */
   connectionsPerOrigin?: number;
   /**
@@ -133,7 +134,7 @@ export interface Transport {
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-const DEFAULT_CONNECTIONS = 512;
+const DEFAULT_CONNECTIONS = 256;
 const DEFAULT_MAX_POOLS = 1024;
 const DEFAULT_MAX_SOCKETS = 2048;
 const DEFAULT_IDLE_MS = 30_000;
