@@ -37,7 +37,10 @@ function scriptedQueue() {
       acks.push(deferred<boolean>());
       return (acks.at(-1) as ReturnType<typeof deferred<boolean>>).promise;
     },
-    reschedule: async () => true,
+    reschedule: async () => {
+      calls.push('reschedule');
+      return true;
+    },
     waitForWork: ({ signal }) => {
       // Like every queue, it ends the wait when the worker stops.
       if (signal?.aborted) return Promise.resolve();
@@ -127,5 +130,30 @@ describe('worker wake-ups', () => {
 
     // The agency's due entries would wait for the poll interval: the worker claims again at once.
     expect(script.calls.slice(3)).toEqual(['claim 3']);
+  });
+  it('an entry given back because its agency was saturated is not slept past: the worker claims again', async () => {
+    const script = scriptedQueue();
+    releaseAll = script.releaseAll;
+    const webhooks = createWebhookService({ store: createMemoryStore(), queue: script.queue });
+    worker = createWorker(webhooks, { concurrency: 3, perAgencyConcurrency: 1, recoverySweep: false });
+    await worker.start();
+    await settle();
+
+    // The agency's one slot is taken...
+    script.claims[0]?.resolve([
+      { deliveryId: 'gone-1', agencyId: 'agency-a', claimId: 'c1', runAt: 0, leaseUntil: 30_000 },
+    ]);
+    await settle();
+    // ...and a queue that counts leases its own way hands over another of its entries: given back.
+    script.claims[1]?.resolve([
+      { deliveryId: 'gone-2', agencyId: 'agency-a', claimId: 'c2', runAt: 0, leaseUntil: 30_000 },
+    ]);
+    await settle();
+    expect(script.calls).toEqual(['claim 1', 'claim 2', 'ack', 'reschedule', 'claim 3']);
+    script.claims[2]?.resolve([]);
+    await settle();
+
+    // The entry is due again in a moment; a wait planned without it would sleep for the poll interval.
+    expect(script.calls.slice(5)).toEqual(['claim 4']);
   });
 });

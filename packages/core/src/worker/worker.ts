@@ -234,10 +234,13 @@ class DeliveryWorker implements WebhookWorker {
     const { agencyId } = claim;
     if (this.#slots.held(agencyId) >= this.settings.perAgencyConcurrency || !this.#running) {
       // A queue that cannot skip saturated agencies hands us their entries anyway:
-      // give them back for a moment instead of exceeding the agency's cap.
+      // give them back for a moment instead of exceeding the agency's cap. No queue
+      // announces an entry given back for later, and a wait planned before it would
+      // sleep past it: once it is back, claim again, which learns when it is due.
       this.engine.queue
         .reschedule(claim, this.engine.clock() + RESCHEDULE_SATURATED_MS)
-        .catch((error: unknown) => this.#reportError(error, 'claim', claim.deliveryId));
+        .catch((error: unknown) => this.#reportError(error, 'claim', claim.deliveryId))
+        .finally(() => this.#wakeClaimLoop());
       return;
     }
     if (this.#slots.hold(agencyId)) {
