@@ -152,8 +152,11 @@ describe('worker wake-ups', () => {
     expect(script.calls).toEqual(['claim 1', 'claim 2', 'ack', 'reschedule', 'claim 3']);
     script.claims[2]?.resolve([]);
     await settle();
+    expect(script.calls.slice(5)).toEqual(['wait 1']);
 
-    // The entry is due again in a moment; a wait planned without it would sleep for the poll interval.
-    expect(script.calls.slice(5)).toEqual(['claim 4']);
+    // The entry is due again 100 ms later; the wait, planned without it, would last the poll interval.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await settle();
+    expect(script.calls.slice(5)).toEqual(['wait 1', 'claim 4']);
   });
 });

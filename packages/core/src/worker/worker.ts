@@ -235,12 +235,12 @@ class DeliveryWorker implements WebhookWorker {
     if (this.#slots.held(agencyId) >= this.settings.perAgencyConcurrency || !this.#running) {
       // A queue that cannot skip saturated agencies hands us their entries anyway:
       // give them back for a moment instead of exceeding the agency's cap. No queue
-      // announces an entry given back for later, and a wait planned before it would
-      // sleep past it: once it is back, claim again, which learns when it is due.
+      // announces an entry given back for later, and the wait outstanding may have
+      // been planned before it: claim again when it is due, not at that wait's end.
       this.engine.queue
         .reschedule(claim, this.engine.clock() + RESCHEDULE_SATURATED_MS)
         .catch((error: unknown) => this.#reportError(error, 'claim', claim.deliveryId))
-        .finally(() => this.#wakeClaimLoop());
+        .finally(() => setTimeout(() => this.#wakeClaimLoop(), RESCHEDULE_SATURATED_MS).unref());
       return;
     }
     if (this.#slots.hold(agencyId)) {
