@@ -37,6 +37,11 @@ export class PortalApiError extends Error {
   }
 }
 
+/** What to tell the agent about a failed call: the API's own message, else the error's text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof PortalApiError ? error.message : String(error);
+}
+
 /** Filters of the delivery log; empty strings mean "any". */
 export interface DeliveryFilters {
   status?: DeliveryStatus | '';

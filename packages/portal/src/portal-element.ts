@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { PortalApi, PortalApiError } from './api-client';
+import { errorMessage, PortalApi } from './api-client';
 import type { EventTypeOption } from './event-type-option';
 import { baseStyles } from './theme';
 import './views/endpoint-view';
@@ -110,7 +110,7 @@ export class SvcWebhooksPortal extends LitElement {
       this.eventTypesError = null;
     } catch (error) {
       if (api !== this.api) return;
-      this.eventTypesError = error instanceof PortalApiError ? error.message : String(error);
+      this.eventTypesError = errorMessage(error);
     }
   }
 

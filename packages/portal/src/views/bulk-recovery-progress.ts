@@ -1,6 +1,6 @@
 import type { Recovery } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { type PortalApi, PortalApiError } from '../api-client';
+import { errorMessage, type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
 import { formatTime } from '../format';
 import { baseStyles } from '../theme';
@@ -100,7 +100,7 @@ export class BulkRecoveryProgressElement extends LitElement {
       const next = await this.api.getRecovery(id);
       if (id === this.recoveryId) this.show(next);
     } catch (error) {
-      if (id === this.recoveryId) this.error = `The progress could not be read: ${messageOf(error)}`;
+      if (id === this.recoveryId) this.error = `The progress could not be read: ${errorMessage(error)}`;
     }
   }
 
@@ -149,7 +149,7 @@ export class BulkRecoveryProgressElement extends LitElement {
       this.show(await this.api.cancelRecovery(this.recoveryId));
     } catch (error) {
       if (error instanceof PortalApiError && error.code === 'recovery_not_running') await this.read();
-      else this.error = `The recovery could not be cancelled: ${messageOf(error)}`;
+      else this.error = `The recovery could not be cancelled: ${errorMessage(error)}`;
     } finally {
       this.cancelling = false;
     }
@@ -198,10 +198,6 @@ export class BulkRecoveryProgressElement extends LitElement {
       </p>
     `;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof PortalApiError ? error.message : String(error);
 }
 
 defineView('svc-wh-bulk-recovery-progress', BulkRecoveryProgressElement);

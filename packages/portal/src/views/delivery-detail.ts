@@ -1,6 +1,6 @@
 import type { AttemptRecord, DeliveryDetail, DeliveryStatus } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { type PortalApi, PortalApiError } from '../api-client';
+import { errorMessage, type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
 import { formatDuration, formatTime } from '../format';
 import { baseStyles } from '../theme';
@@ -169,7 +169,7 @@ export class DeliveryDetailElement extends LitElement {
       this.attempts = attempts.attempts;
     } catch (error) {
       if (token !== this.loadToken) return;
-      this.error = messageOf(error);
+      this.error = errorMessage(error);
     } finally {
       if (token === this.loadToken) this.loading = false;
     }
@@ -193,7 +193,7 @@ export class DeliveryDetailElement extends LitElement {
       this.replayError =
         error instanceof PortalApiError && error.code === 'delivery_not_replayable'
           ? 'This delivery cannot be replayed: only a failed delivery can be, and this one is no longer failed.'
-          : `The replay could not be queued: ${messageOf(error)}`;
+          : `The replay could not be queued: ${errorMessage(error)}`;
     } finally {
       this.replaying = false;
     }
@@ -329,10 +329,6 @@ export class DeliveryDetailElement extends LitElement {
       }
     </li>`;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof PortalApiError ? error.message : String(error);
 }
 
 defineView('svc-wh-delivery-detail', DeliveryDetailElement);

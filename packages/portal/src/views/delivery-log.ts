@@ -1,6 +1,6 @@
 import type { DeliveryDetail, DeliveryStatus, DeliverySummary } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing } from 'lit';
-import { type DeliveryFilters, type PortalApi, PortalApiError } from '../api-client';
+import { type DeliveryFilters, errorMessage, type PortalApi } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
 import { formatTime, parseLocalDateTime } from '../format';
@@ -155,7 +155,7 @@ export class DeliveryLogElement extends LitElement {
       this.nextCursor = page.nextCursor;
     } catch (error) {
       if (token !== this.loadToken) return;
-      this.error = messageOf(error);
+      this.error = errorMessage(error);
       this.rows = [];
       this.nextCursor = null;
     } finally {
@@ -178,7 +178,7 @@ export class DeliveryLogElement extends LitElement {
       await this.updateComplete;
       this.viewButton(this.rows[firstNew]?.id)?.focus();
     } catch (error) {
-      if (token === this.loadToken) this.error = messageOf(error);
+      if (token === this.loadToken) this.error = errorMessage(error);
     } finally {
       this.loadingMore = false;
     }
@@ -374,10 +374,6 @@ export class DeliveryLogElement extends LitElement {
       <td>${formatTime(row.lastAttemptAt)}</td>
     </tr>`;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof PortalApiError ? error.message : String(error);
 }
 
 defineView('svc-wh-delivery-log', DeliveryLogElement);

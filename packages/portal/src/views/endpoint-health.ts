@@ -1,6 +1,6 @@
 import type { EndpointHealth, WebhookConfig } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { type PortalApi, PortalApiError } from '../api-client';
+import { errorMessage, type PortalApi } from '../api-client';
 import { defineView } from '../define-view';
 import { formatTime } from '../format';
 import { baseStyles } from '../theme';
@@ -120,7 +120,7 @@ export class EndpointHealthElement extends LitElement {
       this.health = health;
     } catch (error) {
       if (request !== this.request) return;
-      this.error = error instanceof PortalApiError ? error.message : String(error);
+      this.error = errorMessage(error);
     } finally {
       if (request === this.request) this.loading = false;
     }

@@ -1,6 +1,6 @@
 import type { WebhookConfig } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { type PortalApi, PortalApiError } from '../api-client';
+import { errorMessage, type PortalApi } from '../api-client';
 import { defineView } from '../define-view';
 import { baseStyles } from '../theme';
 
@@ -132,7 +132,7 @@ export class EndpointSecretElement extends LitElement {
       this.focusCopy = true;
       this.dispatchEvent(new CustomEvent<string>('svc-wh-secret-rotated', { detail: signingSecret }));
     } catch (error) {
-      this.rotateError = error instanceof PortalApiError ? error.message : String(error);
+      this.rotateError = errorMessage(error);
     } finally {
       this.rotating = false;
     }

@@ -1,6 +1,6 @@
 import type { WebhookConfig } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { type PortalApi, PortalApiError } from '../api-client';
+import { errorMessage, type PortalApi } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
 import { baseStyles } from '../theme';
@@ -82,7 +82,7 @@ export class EndpointViewElement extends LitElement {
       this.config = config;
     } catch (error) {
       if (this.loadedFor !== api) return;
-      this.loadError = error instanceof PortalApiError ? error.message : String(error);
+      this.loadError = errorMessage(error);
     }
   }
 
