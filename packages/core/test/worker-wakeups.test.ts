@@ -23,10 +23,14 @@ function scriptedQueue() {
   const claims: Array<ReturnType<typeof deferred<Claim[]>>> = [];
   const acks: Array<ReturnType<typeof deferred<boolean>>> = [];
   const waits: Array<ReturnType<typeof deferred<void>>> = [];
+  /** The service clock each claim was made at, and each reschedule's due time. */
+  const claimedAt: number[] = [];
+  const rescheduledTo: number[] = [];
   const queue: DeliveryQueue = {
     capabilities: { transactions: false, excludeAgencies: true, wakeups: true },
     enqueue: async () => {},
-    claim: () => {
+    claim: ({ now }) => {
+      claimedAt.push(now);
       calls.push(`claim ${claims.length + 1}`);
       claims.push(deferred<Claim[]>());
       return (claims.at(-1) as ReturnType<typeof deferred<Claim[]>>).promise;
@@ -37,7 +41,8 @@ function scriptedQueue() {
       acks.push(deferred<boolean>());
       return (acks.at(-1) as ReturnType<typeof deferred<boolean>>).promise;
     },
-    reschedule: async () => {
+    reschedule: async (_claim, runAt) => {
+      rescheduledTo.push(runAt);
       calls.push('reschedule');
       return true;
     },
@@ -57,7 +62,7 @@ function scriptedQueue() {
     for (const ack of acks) ack.resolve(true);
     for (const wait of waits) wait.resolve();
   };
-  return { queue, calls, claims, acks, waits, releaseAll };
+  return { queue, calls, claims, acks, waits, claimedAt, rescheduledTo, releaseAll };
 }
 
 /** Lets every pending promise callback and I/O callback run. */
@@ -158,5 +163,38 @@ describe('worker wake-ups', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     await settle();
     expect(script.calls.slice(5)).toEqual(['wait 1', 'claim 4']);
+  });
+
+  it('a given-back entry is claimed once the service clock says it is due, not when a timer fires early', async () => {
+    const script = scriptedQueue();
+    releaseAll = script.releaseAll;
+    // The service clock runs behind the timers by `lagMs` from the give-back on, as Date.now()
+    // can by a millisecond: a claim made when the timer fires would find the entry not yet due.
+    let lagMs = 0;
+    const clock = () => Date.now() - lagMs;
+    const webhooks = createWebhookService({ store: createMemoryStore(), queue: script.queue, clock });
+    worker = createWorker(webhooks, { concurrency: 3, perAgencyConcurrency: 1, recoverySweep: false });
+    await worker.start();
+    await settle();
+
+    script.claims[0]?.resolve([
+      { deliveryId: 'gone-1', agencyId: 'agency-a', claimId: 'c1', runAt: 0, leaseUntil: 30_000 },
+    ]);
+    await settle();
+    script.claims[1]?.resolve([
+      { deliveryId: 'gone-2', agencyId: 'agency-a', claimId: 'c2', runAt: 0, leaseUntil: 30_000 },
+    ]);
+    await settle();
+    lagMs = 60;
+    script.claims[2]?.resolve([]);
+    await settle();
+    expect(script.calls.slice(3)).toEqual(['reschedule', 'claim 3', 'wait 1']);
+
+    // 100 ms of timers later the service clock is 60 ms short of the entry's due time.
+    for (let waited = 0; script.calls.length < 7 && waited < 1_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(script.calls.slice(3)).toEqual(['reschedule', 'claim 3', 'wait 1', 'claim 4']);
+    expect(script.claimedAt[3]).toBeGreaterThanOrEqual(script.rescheduledTo[0] as number);
   });
 });

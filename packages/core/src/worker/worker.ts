@@ -6,6 +6,7 @@ import type { WebhookService } from '../service/service';
 import { AgencySlots } from './agency-slots';
 import { runClaim } from './attempt-runner';
 import { CircuitGate } from './circuit-gate';
+import { DueWakeups } from './due-wakeups';
 import { EndpointHealthWatch } from './endpoint-health-watch';
 import { createRecoverySweep, type RecoverySweep } from './recovery-sweep';
 import { RecoveryWalker } from './recovery-walker';
@@ -66,6 +67,8 @@ class DeliveryWorker implements WebhookWorker {
    */
   #slotFreedUnseen = false;
   #timers: NodeJS.Timeout[] = [];
+  /** Wakes the claim loop when entries this worker put back for later fall due. */
+  readonly #dueWakeups: DueWakeups;
   #sweep: RecoverySweep | null = null;
   #purge: RetentionPurge | null = null;
   readonly #gate: CircuitGate | null;
@@ -76,6 +79,7 @@ class DeliveryWorker implements WebhookWorker {
     private readonly settings: WorkerSettings,
   ) {
     this.#slots = new AgencySlots(settings.perAgencyConcurrency);
+    this.#dueWakeups = new DueWakeups(engine.clock, () => this.#wakeClaimLoop());
     this.#gate = engine.circuit
       ? new CircuitGate({
           store: engine.store,
@@ -142,6 +146,7 @@ class DeliveryWorker implements WebhookWorker {
     await this.#gate?.settled();
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers = [];
+    this.#dueWakeups.clear();
     await this.#sweep?.stop();
     this.#sweep = null;
     await this.#purge?.stop();
@@ -234,13 +239,13 @@ class DeliveryWorker implements WebhookWorker {
     const { agencyId } = claim;
     if (this.#slots.held(agencyId) >= this.settings.perAgencyConcurrency || !this.#running) {
       // A queue that cannot skip saturated agencies hands us their entries anyway:
-      // give them back for a moment instead of exceeding the agency's cap. No queue
-      // announces an entry given back for later, and the wait outstanding may have
-      // been planned before it: claim again when it is due, not at that wait's end.
+      // give them back for a moment instead of exceeding the agency's cap, and claim
+      // again when they are due (see DueWakeups).
+      const dueAt = this.engine.clock() + RESCHEDULE_SATURATED_MS;
       this.engine.queue
-        .reschedule(claim, this.engine.clock() + RESCHEDULE_SATURATED_MS)
+        .reschedule(claim, dueAt)
         .catch((error: unknown) => this.#reportError(error, 'claim', claim.deliveryId))
-        .finally(() => setTimeout(() => this.#wakeClaimLoop(), RESCHEDULE_SATURATED_MS).unref());
+        .finally(() => this.#dueWakeups.at(dueAt));
       return;
     }
     if (this.#slots.hold(agencyId)) {
@@ -273,7 +278,7 @@ class DeliveryWorker implements WebhookWorker {
       const decision = gate.cached(agencyId, now) ?? (await gate.decide(agencyId, now));
       if (decision.kind === 'defer') {
         // The breaker is open: back in the queue untouched, no attempt spent.
-        await this.engine.queue.reschedule(claim, decision.until);
+        if (await this.engine.queue.reschedule(claim, decision.until)) this.#dueWakeups.at(decision.until);
         return;
       }
       outcome = await runClaim(this.engine, claim, this.engine.clock());
