@@ -20,6 +20,7 @@ export type {
   QueueEntry,
 } from './adapters/queue';
 export type {
+  CountDeliveriesFilter,
   DeliveryExpectation,
   DisableConfigInput,
   ListConfigsOptions,

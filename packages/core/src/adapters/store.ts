@@ -89,6 +89,14 @@ export interface ListDeliveriesOptions {
   beforeId?: string;
 }
 
+/**
+ * What {@link WebhookStore.countDeliveries} counts: the filters of
+ * {@link ListDeliveriesOptions}, with exactly their meaning (every filter given
+ * must match; `createdSince` inclusive, `createdBefore` exclusive, on `createdAt`),
+ * without the paging.
+ */
+export type CountDeliveriesFilter = Omit<ListDeliveriesOptions, 'limit' | 'beforeId'>;
+
 /** The precondition of a compare-and-set update. */
 export interface DeliveryExpectation {
   /** The `attempt` value the caller read. */
@@ -201,6 +209,16 @@ export interface WebhookStore {
    * same filters visits each matching delivery once.
    */
   listDeliveries(agencyId: string, options: ListDeliveriesOptions): Promise<DeliveryRecord[]>;
+
+  /**
+   * How many of the agency's deliveries match `filter`: exactly as many as
+   * listing every page with the same filters would return, answered by the
+   * backend without reading the records (what a bulk recovery's `matched` is).
+   *
+   * @remarks Optional, so a store written before it keeps working: without it,
+   * core counts by paging `listDeliveries`, which reads every matching record.
+   */
+  countDeliveries?(agencyId: string, filter: CountDeliveriesFilter): Promise<number>;
 
   /**
    * Compare-and-set: applies `update` only when the stored `attempt` and `status`

@@ -1,4 +1,5 @@
 import type {
+  CountDeliveriesFilter,
   DeliveryExpectation,
   DisableConfigInput,
   ListConfigsOptions,
@@ -43,7 +44,7 @@ interface AgencyDeliveries {
  * Records are copied on the way in and out: mutating an argument or a result never
  * changes stored state.
  *
- * @remarks Lists walk the agency's own index from the cursor backwards; filters
+ * @remarks Lists (and counts) walk the agency's own index from the cursor backwards; filters
  * (status, event type, entity, creation window) skip non-matching records on that
  * walk (writes stay cheap because a status change moves nothing). `listDuePending` looks only at pending records.
  * A purge takes the oldest finished records of each status from a per-status heap
@@ -234,6 +235,16 @@ class MemoryWebhookStore implements WebhookStore {
       page.push(copyDelivery(record));
     }
     return page;
+  }
+
+  /** The same walk and matching as `listDeliveries`, without copying a record. */
+  async countDeliveries(agencyId: string, filter: CountDeliveriesFilter): Promise<number> {
+    let matched = 0;
+    for (const id of this.#agencies.get(agencyId)?.ids ?? []) {
+      const record = this.#deliveries.get(id);
+      if (record && matchesListFilters(record, filter)) matched++;
+    }
+    return matched;
   }
 
   async updateDelivery(

@@ -14,7 +14,7 @@ import { newId } from '../ids';
 import { parseWithSchema } from '../validation';
 import type { Engine } from './engine';
 
-/** Rows read per page when counting a recovery's window. */
+/** Rows read per page when counting a recovery's window on a store that cannot count. */
 const COUNT_PAGE = 1_000;
 
 /** What selects a recovery's deliveries: the agency, the creation window, the event types. */
@@ -39,8 +39,27 @@ export function listWindowPage(
   });
 }
 
-/** How many of the window's deliveries are failed now: a walk of the same pages a recovery replays. */
+/** How many of the window's deliveries are failed now: the store's own count when it has one. */
 async function countFailed(engine: Engine, window: RecoveryWindow): Promise<number> {
+  const { store } = engine;
+  if (!store.countDeliveries) return countFailedByPaging(engine, window);
+  let matched = 0;
+  for (const eventType of window.eventTypes ?? [undefined]) {
+    matched += await store.countDeliveries(window.agencyId, {
+      status: 'failed',
+      eventType,
+      createdSince: window.since,
+      createdBefore: window.until,
+    });
+  }
+  return matched;
+}
+
+/**
+ * The count of a store without `countDeliveries`: a walk of the same pages a
+ * recovery replays, which reads every matching record.
+ */
+async function countFailedByPaging(engine: Engine, window: RecoveryWindow): Promise<number> {
   let matched = 0;
   for (const eventType of window.eventTypes ?? [undefined]) {
     let beforeId: string | null = null;

@@ -6,6 +6,7 @@ import { describeCircuitCases } from './store-circuit-cases';
 import { describeConfigCases } from './store-config-cases';
 import { describeConfigDisableCases } from './store-config-disable-cases';
 import { describeConfigListCases } from './store-config-list-cases';
+import { describeDeliveryCountCases } from './store-count-cases';
 import { describeDeliveryListCases } from './store-list-cases';
 import { describeDeliveryListFilterCases } from './store-list-filter-cases';
 import { describeMaintenanceCases } from './store-maintenance-cases';
@@ -28,7 +29,8 @@ export interface StoreFactoryResult {
  * and must return an empty store; `teardown` runs after it.
  *
  * Tests use explicit timestamps, never sleep, and skip (with a note) the cases of
- * an optional capability the store does not declare.
+ * an optional capability the store does not declare or an optional method it
+ * does not implement (`countDeliveries`).
  *
  * @param name - Shown in the suite title, e.g. `'PostgreSQL'`.
  * @param factory - Creates an empty store for one test.
@@ -56,6 +58,7 @@ export function describeStoreConformance(
     describeDeliveryWriteCases(store);
     describeDeliveryListCases(store);
     describeDeliveryListFilterCases(store);
+    describeDeliveryCountCases(store);
     describeDeliveryUpdateCases(store);
     describeAttemptHistoryCases(store);
     describeMaintenanceCases(store);

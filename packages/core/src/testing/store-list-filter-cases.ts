@@ -20,7 +20,7 @@ const SECOND = 1_000;
  * `FIXTURE_SIZE` deliveries of one agency in ascending id order, one a second;
  * delivery `i` has status `i mod 3`, type `i mod 4` and entity `i mod 5`.
  */
-function fixture(agencyId: string): DeliveryRecord[] {
+export function filterFixture(agencyId: string): DeliveryRecord[] {
   return Array.from({ length: FIXTURE_SIZE }, (_, index) =>
     makeDeliveryRecord({
       agencyId,
@@ -34,7 +34,7 @@ function fixture(agencyId: string): DeliveryRecord[] {
 }
 
 /** What a list with `filters` must return, computed from the records themselves. */
-function expectedIds(records: readonly DeliveryRecord[], filters: Filters): string[] {
+export function expectedIds(records: readonly DeliveryRecord[], filters: Filters): string[] {
   return newestFirst(
     records.filter(
       (record) =>
@@ -59,7 +59,7 @@ const WINDOWS: readonly Filters[] = [
 ];
 
 /** Every combination of the filters: status (or none) × type (or none) × entity (or none) × window. */
-function everyCombination(): Filters[] {
+export function everyFilterCombination(): Filters[] {
   const combinations: Filters[] = [];
   for (const status of [undefined, ...STATUSES])
     for (const eventType of [undefined, 'job_created'])
@@ -72,7 +72,7 @@ function everyCombination(): Filters[] {
 export function describeDeliveryListFilterCases(store: () => WebhookStore): void {
   describe('listing deliveries with filters', () => {
     it('filters by event type exactly, newest first: job_created is not job_created_late', async () => {
-      const records = fixture('agency-a');
+      const records = filterFixture('agency-a');
       await insertScrambled(store(), records);
       for (const eventType of TYPES) {
         expect(await listIds(store(), 'agency-a', { eventType, limit: 100 }), eventType).toEqual(
@@ -82,7 +82,7 @@ export function describeDeliveryListFilterCases(store: () => WebhookStore): void
     });
 
     it('filters by entity exactly (job-1 is not job-10), and never matches a delivery without one', async () => {
-      const records = fixture('agency-a');
+      const records = filterFixture('agency-a');
       await insertScrambled(store(), records);
       for (const entityId of ENTITIES) {
         if (entityId === null) continue;
@@ -93,7 +93,7 @@ export function describeDeliveryListFilterCases(store: () => WebhookStore): void
     });
 
     it('createdSince is inclusive and createdBefore exclusive, at the exact millisecond', async () => {
-      const records = fixture('agency-a');
+      const records = filterFixture('agency-a');
       await insertScrambled(store(), records);
       const at = (index: number) => records[index]?.createdAt as number;
       const window = { createdSince: at(10), createdBefore: at(20), limit: 100 };
@@ -116,9 +116,9 @@ export function describeDeliveryListFilterCases(store: () => WebhookStore): void
     });
 
     it('every combination with status, paged 4 at a time, visits exactly the matching deliveries in order', async () => {
-      const records = fixture('agency-a');
-      await insertScrambled(store(), [...records, ...fixture('agency-b')]);
-      for (const filters of everyCombination()) {
+      const records = filterFixture('agency-a');
+      await insertScrambled(store(), [...records, ...filterFixture('agency-b')]);
+      for (const filters of everyFilterCombination()) {
         const expected = expectedIds(records, filters);
         const pages = await pageThrough(store(), 'agency-a', { ...filters, limit: 4 });
         const label = JSON.stringify(filters);
@@ -131,8 +131,8 @@ export function describeDeliveryListFilterCases(store: () => WebhookStore): void
     });
 
     it('never returns another agency’s deliveries, however alike they are', async () => {
-      const a = fixture('agency-a');
-      const b = fixture('agency-b');
+      const a = filterFixture('agency-a');
+      const b = filterFixture('agency-b');
       await insertScrambled(store(), [...a, ...b]);
       const samples: Filters[] = [
         { eventType: 'quote_approved' },
@@ -152,7 +152,7 @@ export function describeDeliveryListFilterCases(store: () => WebhookStore): void
     });
 
     it('answers an empty page when nothing matches', async () => {
-      const records = fixture('agency-a');
+      const records = filterFixture('agency-a');
       await insertScrambled(store(), records);
       const last = (records.at(-1) as DeliveryRecord).createdAt;
       const empty: Filters[] = [
@@ -196,7 +196,7 @@ export function describeDeliveryListFilterCases(store: () => WebhookStore): void
     });
 
     it('a status change moves a delivery between the pages of a type and status filter', async () => {
-      const records = fixture('agency-a');
+      const records = filterFixture('agency-a');
       await insertScrambled(store(), records);
       const moved = records.find(
         (record) => record.status === 'pending' && record.eventType === 'job_created',

@@ -2,6 +2,7 @@ import {
   type AttemptRecord,
   type CircuitRecord,
   type CircuitState,
+  type CountDeliveriesFilter,
   type DeliveryExpectation,
   type DeliveryRecord,
   type DeliveryUpdate,
@@ -36,7 +37,7 @@ import { type AttemptRow, attemptStatements, toAttemptRecord } from './attempt-t
 import { type CircuitRow, circuitParams, circuitStatements, toCircuitRecord } from './circuit-table';
 import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';
-import { listStatements } from './list-statements';
+import { countStatements, listStatements } from './list-statements';
 import {
   type RecoveryRow,
   recoveryParams,
@@ -104,6 +105,7 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   const circuits = circuitStatements(schema);
   const recoveries = recoveryStatements(schema);
   const pickListStatement = listStatements(schema);
+  const pickCountStatement = countStatements(schema);
   const attempts = attemptStatements(schema);
 
   const query = async <Row extends object>(stmt: Statement, values: unknown[]): Promise<Row[]> => {
@@ -283,6 +285,17 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
     async listDeliveries(agencyId: string, listOptions: ListDeliveriesOptions): Promise<DeliveryRecord[]> {
       const [stmt, values] = pickListStatement(agencyId, listOptions);
       return (await query<DeliveryRow>(stmt, values)).map(toDeliveryRecord);
+    },
+
+    async countDeliveries(agencyId: string, filter: CountDeliveriesFilter): Promise<number> {
+      const [stmt, values] = pickCountStatement(agencyId, filter);
+      await context.ensureMigrated();
+      // Never prepared, so always planned for its values: a generic plan may take the status
+      // index and check the type on every row it points to, reading a whole window's rows.
+      // A count is rare (a recovery's start): planning it each time costs nothing.
+      const [row] = await run<{ matched: string }>(pool, stmt, values, false);
+      // count(*) is a bigint, which node-postgres hands over as a string.
+      return Number(row?.matched ?? 0);
     },
 
     async updateDelivery(deliveryId: string, expected: DeliveryExpectation, update: DeliveryUpdate) {

@@ -44,10 +44,10 @@ import { LuaScript } from '../connection/lua-script';
  */
 
 /** The largest time a UUIDv7 carries (48 bits of ms). */
-const MAX_ID_TIME = 2 ** 48 - 1;
+export const MAX_ID_TIME = 2 ** 48 - 1;
 const HEX = '[0-9a-f]';
 
-/** Lua helpers shared by the insert, purge and list scripts. */
+/** Lua helpers shared by the insert, purge, list and count scripts. */
 export const LIST_FILTER_LUA = `
 local function seg(value) return #value .. ':' .. value .. ':' end
 
@@ -87,6 +87,22 @@ local function unindex_filters(base, agency, id, event_type, entity)
   if entity then redis.call('ZREM', base .. 'ix-entity:' .. agency, seg(entity) .. id) end
 end
 
+-- The id range [lo, hi) holding every delivery created in [since_ms, until_ms) when
+-- no id's time is more than k from its createdAt; nil: no bound on that side.
+local function window_ids(k, since_ms, until_ms)
+  local lo, hi = nil, nil
+  if since_ms and since_ms - k > 0 then lo = time_prefix(math.min(since_ms - k, ${MAX_ID_TIME})) end
+  if until_ms and until_ms + k <= ${MAX_ID_TIME} then hi = time_prefix(math.max(until_ms + k, 0)) end
+  return lo, hi
+end
+
+-- ZRANGEBYLEX bounds of the members after \`prefix\` whose ids are in [lo, hi) (nil: unbounded).
+local function lex_range(prefix, lo, hi)
+  local min = lo and ('[' .. prefix .. lo) or (prefix == '' and '-' or '[' .. prefix)
+  local max = hi and ('(' .. prefix .. hi) or (prefix == '' and '+' or '(' .. prefix .. '\\255')
+  return min, max
+end
+
 local function record_filters(fields)
   if fields.y then return fields.y, fields.n end
   local record = cjson.decode(fields.r)
@@ -120,19 +136,13 @@ if since_ms or until_ms then
   if check and (not skew or string.sub(skew, 1, 1) == '~') then return 'repair' end
   local k = skew and tonumber(skew)
   if k then
-    if since_ms and since_ms - k > 0 then lo = time_prefix(math.min(since_ms - k, ${MAX_ID_TIME})) end
-    if until_ms and until_ms + k <= ${MAX_ID_TIME} then
-      local t = time_prefix(math.max(until_ms + k, 0))
-      if not hi or t < hi then hi = t end
-    end
+    local window_hi
+    lo, window_hi = window_ids(k, since_ms, until_ms)
+    if window_hi and (not hi or window_hi < hi) then hi = window_hi end
   end
 end
 
-local function range(prefix)
-  local min = lo and ('[' .. prefix .. lo) or (prefix == '' and '-' or '[' .. prefix)
-  local max = hi and ('(' .. prefix .. hi) or (prefix == '' and '+' or '(' .. prefix .. '\\255')
-  return min, max
-end
+local function range(prefix) return lex_range(prefix, lo, hi) end
 
 local sources = { { KEYS[1], '' } }
 if status ~= '' then sources[#sources + 1] = { base .. 'ix:' .. status .. ':' .. agency, '' } end

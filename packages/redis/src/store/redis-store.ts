@@ -1,5 +1,6 @@
 import type {
   AttemptRecord,
+  CountDeliveriesFilter,
   DeliveryRecord,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
@@ -26,8 +27,10 @@ import {
 import type { RedisLink } from '../linked/redis-link';
 import { createCircuitOperations } from './circuit-operations';
 import { createConfigOperations } from './config-operations';
+import { createDeliveryCounter } from './delivery-count';
 import { createDeliveryLister } from './delivery-list';
 import { createDeliveryUpdater } from './delivery-updates';
+import { createFilterRepair } from './filter-repair';
 import { createRecoveryOperations } from './recovery-operations';
 import { decodeAttempts, decodeDelivery, decodeDeliveryPairs } from './store-codec';
 import {
@@ -76,6 +79,12 @@ export interface RedisStoreOptions {
 export interface RedisWebhookStore extends WebhookStore {
   /** Key names in use (for operators and tests). */
   readonly keys: RedisStoreKeyNames;
+  /**
+   * How many of the agency's deliveries match `filter`, counted inside Redis (an
+   * index's size where it can, otherwise a walk in short scripts): never a record
+   * sent over the wire. See `WebhookStore.countDeliveries`.
+   */
+  countDeliveries(agencyId: string, filter: CountDeliveriesFilter): Promise<number>;
   /**
    * Deletes up to `limit` finished (`success` or `failed`, or only `status`)
    * deliveries created before `olderThan` (epoch ms), with their index entries,
@@ -126,7 +135,9 @@ export function createRedisStoreOn(
   const linkKeys = link ? queueScriptKeys(link.queueKeys) : [];
   const linkArgs = link ? [link.queueKeys.base, link.queueKeys.wakeChannel] : [];
   const insertScript = link ? insertDeliveryLinkedScript : insertDeliveryScript;
-  const listDeliveries = createDeliveryLister(client, keys);
+  const repairFilterIndexes = createFilterRepair(client, keys);
+  const listDeliveries = createDeliveryLister(client, keys, repairFilterIndexes);
+  const countDeliveries = createDeliveryCounter(client, keys, repairFilterIndexes);
   let closed = false;
 
   return {
@@ -183,6 +194,10 @@ export function createRedisStoreOn(
 
     async listDeliveries(agencyId: string, listOptions: ListDeliveriesOptions): Promise<DeliveryRecord[]> {
       return listDeliveries(agencyId, listOptions);
+    },
+
+    async countDeliveries(agencyId: string, filter: CountDeliveriesFilter): Promise<number> {
+      return countDeliveries(agencyId, filter);
     },
 
     updateDelivery: createDeliveryUpdater(client, keys, link),
