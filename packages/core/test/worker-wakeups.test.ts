@@ -70,6 +70,28 @@ async function settle(): Promise<void> {
   for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * Starts a worker whose agency has one slot, hands it one entry of that agency and then
+ * another, which it gives back as saturated; returns once the worker has claimed again.
+ */
+async function startAndGiveBackOne(script: ReturnType<typeof scriptedQueue>, clock?: () => number) {
+  const webhooks = createWebhookService({ store: createMemoryStore(), queue: script.queue, clock });
+  worker = createWorker(webhooks, { concurrency: 3, perAgencyConcurrency: 1, recoverySweep: false });
+  await worker.start();
+  await settle();
+  // The agency's one slot is taken...
+  script.claims[0]?.resolve([
+    { deliveryId: 'gone-1', agencyId: 'agency-a', claimId: 'c1', runAt: 0, leaseUntil: 30_000 },
+  ]);
+  await settle();
+  // ...and a queue that counts leases its own way hands over another of its entries: given back.
+  script.claims[1]?.resolve([
+    { deliveryId: 'gone-2', agencyId: 'agency-a', claimId: 'c2', runAt: 0, leaseUntil: 30_000 },
+  ]);
+  await settle();
+  expect(script.calls).toEqual(['claim 1', 'claim 2', 'ack', 'reschedule', 'claim 3']);
+}
+
 let worker: WebhookWorker | undefined;
 let releaseAll = () => {};
 
@@ -139,22 +161,7 @@ describe('worker wake-ups', () => {
   it('an entry given back because its agency was saturated is not slept past: the worker claims again', async () => {
     const script = scriptedQueue();
     releaseAll = script.releaseAll;
-    const webhooks = createWebhookService({ store: createMemoryStore(), queue: script.queue });
-    worker = createWorker(webhooks, { concurrency: 3, perAgencyConcurrency: 1, recoverySweep: false });
-    await worker.start();
-    await settle();
-
-    // The agency's one slot is taken...
-    script.claims[0]?.resolve([
-      { deliveryId: 'gone-1', agencyId: 'agency-a', claimId: 'c1', runAt: 0, leaseUntil: 30_000 },
-    ]);
-    await settle();
-    // ...and a queue that counts leases its own way hands over another of its entries: given back.
-    script.claims[1]?.resolve([
-      { deliveryId: 'gone-2', agencyId: 'agency-a', claimId: 'c2', runAt: 0, leaseUntil: 30_000 },
-    ]);
-    await settle();
-    expect(script.calls).toEqual(['claim 1', 'claim 2', 'ack', 'reschedule', 'claim 3']);
+    await startAndGiveBackOne(script);
     script.claims[2]?.resolve([]);
     await settle();
     expect(script.calls.slice(5)).toEqual(['wait 1']);
@@ -172,19 +179,7 @@ describe('worker wake-ups', () => {
     // can by a millisecond: a claim made when the timer fires would find the entry not yet due.
     let lagMs = 0;
     const clock = () => Date.now() - lagMs;
-    const webhooks = createWebhookService({ store: createMemoryStore(), queue: script.queue, clock });
-    worker = createWorker(webhooks, { concurrency: 3, perAgencyConcurrency: 1, recoverySweep: false });
-    await worker.start();
-    await settle();
-
-    script.claims[0]?.resolve([
-      { deliveryId: 'gone-1', agencyId: 'agency-a', claimId: 'c1', runAt: 0, leaseUntil: 30_000 },
-    ]);
-    await settle();
-    script.claims[1]?.resolve([
-      { deliveryId: 'gone-2', agencyId: 'agency-a', claimId: 'c2', runAt: 0, leaseUntil: 30_000 },
-    ]);
-    await settle();
+    await startAndGiveBackOne(script, clock);
     lagMs = 60;
     script.claims[2]?.resolve([]);
     await settle();
