@@ -5,6 +5,7 @@ import { listWindowPage } from '../service/bulk-recovery';
 import { queueEntryOf, writeReplay } from '../service/delivery-access';
 import type { Engine } from '../service/engine';
 import { positiveIntegerOption } from '../validation';
+import { RecoveryPace } from './recovery-pace';
 
 /*
  * Walks the stored bulk recoveries (service/bulk-recovery.ts): every worker
@@ -68,6 +69,13 @@ export function resolveRecoveryWalkerOptions(
 const REPLAYS_AT_ONCE = 32;
 /** Running recoveries read per look. */
 const SCAN_LIMIT = 64;
+/**
+ * Pages of replays a walk keeps queued ahead of its agency's deliveries (see RecoveryPace): at 100
+ * per page, a quarter of a second of a fast agency's deliveries, read again every page.
+ */
+const LEAD_PAGES = 4;
+/** Longest one wait for the agency to catch up, in ms; never more than a quarter of the lease. */
+const MAX_CATCH_UP_WAIT_MS = 1_000;
 
 /** Walks bulk recoveries for one worker. */
 export class RecoveryWalker {
@@ -156,16 +164,25 @@ export class RecoveryWalker {
 
   async #walk(found: RecoveryRecord): Promise<void> {
     let record = await this.#write(found, { leaseUntil: this.#leaseEnd() });
+    const pace = new RecoveryPace(
+      this.#engine,
+      found,
+      LEAD_PAGES * this.#settings.pageSize,
+      Math.min(MAX_CATCH_UP_WAIT_MS, this.#leaseMs / 4),
+    );
     while (record && record.status === 'running') {
       if (!this.#running) {
         await this.#write(record, { leaseUntil: null });
         return;
       }
+      if (record.pageEndId === null) await pace.waitForRoom(this.#stopping.signal);
       const started = performance.now();
       record = record.pageEndId === null ? await this.#nextPage(record) : await this.#resumePage(record);
-      // Half the time walking, half resting: the replays still stay well ahead of the agency's
-      // deliveries, and the deliveries of the other agencies running beside the walk keep their pace.
-      if (record?.status === 'running') await sleep(performance.now() - started, this.#stopping.signal);
+      // A store that cannot count is not paced: half the time walking, half resting keeps the
+      // replays well ahead of the agency and leaves the other agencies' deliveries their pace.
+      if (record?.status === 'running' && !pace.paced) {
+        await sleep(performance.now() - started, this.#stopping.signal);
+      }
     }
   }
 
