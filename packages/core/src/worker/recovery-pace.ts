@@ -2,8 +2,11 @@ import { sleep } from '../deadline';
 import type { RecoveryWindow } from '../service/bulk-recovery';
 import type { Engine } from '../service/engine';
 
-/** How often a walk that is far enough ahead looks again whether its agency caught up, in ms. */
-const CATCH_UP_POLL_MS = 50;
+/**
+ * How often a walk that is far enough ahead looks again whether its agency caught up, in ms: well
+ * within the time a fast agency (a few thousand deliveries a second) takes to drain the lead.
+ */
+const CATCH_UP_POLL_MS = 20;
 
 /**
  * Keeps a bulk recovery's walk a few pages ahead of its agency's deliveries
@@ -22,7 +25,9 @@ const CATCH_UP_POLL_MS = 50;
  * never hold the walk back. A wait ends after `maxWaitMs` whatever the count
  * says (an agency whose breaker is open delivers nothing for a while), so the
  * walk always moves on, and its lease stays well within reach. A store without
- * `countDeliveries` is not paced.
+ * `countDeliveries` is not paced, nor is a walk over an in-process queue: it
+ * shares no database with other processes, and an agency delivering from memory
+ * drains any lead faster than the walk could look.
  */
 export class RecoveryPace {
   /** The lowest pending count seen: what the window holds besides the walk's replays. */
@@ -35,15 +40,15 @@ export class RecoveryPace {
     private readonly maxWaitMs: number,
   ) {}
 
-  /** The store can count, so the walk is paced by its agency. */
+  /** The walk is paced by its agency (see the class). */
   get paced(): boolean {
-    return this.engine.store.countDeliveries !== undefined;
+    return this.engine.store.countDeliveries !== undefined && !this.engine.queue.capabilities.inProcess;
   }
 
   /** Resolves once fewer than `lead` replays wait, after `maxWaitMs`, or when `signal` aborts. */
   async waitForRoom(signal: AbortSignal): Promise<void> {
     const { store } = this.engine;
-    if (!store.countDeliveries) return;
+    if (!this.paced || !store.countDeliveries) return;
     const giveUpAt = performance.now() + this.maxWaitMs;
     for (;;) {
       const pending = await store.countDeliveries(this.window.agencyId, {
