@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createWorker, type WebhookHooks, type WebhookService } from '@svc/webhooks-core';
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import { createIdGenerator } from '../../packages/core/src/ids';
 import { type BackendKind, openBackend } from '../isolation/backends';
 import type { IsolationReceivers } from '../isolation/receivers';
 import { configureAgencies, createIsolationService } from '../isolation/service-setup';
@@ -66,9 +67,14 @@ function counter(target: number) {
 }
 
 async function insertFailed(webhooks: WebhookService, count: number): Promise<void> {
+  // Ids made at each delivery's createdAt, as an outage leaves them (a store may rely on the time in an id).
+  let createdAt = CREATED_AT;
+  const idAtCreation = createIdGenerator({ now: () => createdAt });
   for (let start = 0; start < count; start += INSERT_CHUNK) {
-    const batch = Array.from({ length: Math.min(INSERT_CHUNK, count - start) }, (_, offset) =>
-      makeDeliveryRecord({
+    const batch = Array.from({ length: Math.min(INSERT_CHUNK, count - start) }, (_, offset) => {
+      createdAt = CREATED_AT + start + offset;
+      return makeDeliveryRecord({
+        id: idAtCreation(),
         agencyId: RECOVERED_AGENCY,
         eventType: 'job_cancelled',
         status: 'failed',
@@ -77,9 +83,9 @@ async function insertFailed(webhooks: WebhookService, count: number): Promise<vo
         nextRetryAt: null,
         lastAttemptAt: CREATED_AT + 1,
         lastResponseCode: 503,
-        createdAt: CREATED_AT + start + offset,
-      }),
-    );
+        createdAt,
+      });
+    });
     await Promise.all(batch.map((record) => webhooks.store.insertDelivery(record)));
   }
 }
