@@ -13,7 +13,10 @@ const STATUSES: readonly DeliveryStatus[] = ['pending', 'success', 'failed'];
 
 /** The store's count, or a skip (with a note) when the store has none: the method is optional. */
 function counter(store: WebhookStore, context: TestContext) {
-  context.skip(!store.countDeliveries, 'countDeliveries is not implemented (core pages listDeliveries)');
+  context.skip(
+    !store.countDeliveries,
+    'the store has no countDeliveries, an optional method (core pages listDeliveries instead)',
+  );
   return (agencyId: string, filter: CountDeliveriesFilter) =>
     store.countDeliveries?.(agencyId, filter) as Promise<number>;
 }
