@@ -1,29 +1,26 @@
 import { FAST_RETRY, jobCancelled, type ServiceHarness, startServiceHarness } from '@svc/test-support';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { createPgWebhooks } from '../src/index';
-import { createTestPool, createTestSchema, describePg } from './pg-test-database';
+import { createTestPool, describePg, useTestSchema } from './pg-test-database';
 
 // The walk of a bulk recovery on a shared database keeps its replays a few pages ahead of the
 // agency's deliveries (core's RecoveryPace), counted through the store's countDeliveries.
 
 describePg('bulk recovery pace on PostgreSQL', () => {
   const pool = createTestPool();
-  const drops: Array<() => Promise<void>> = [];
+  const db = useTestSchema(pool);
   let harness: ServiceHarness | undefined;
+  let closeAdapters: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await harness?.close();
+    await closeAdapters?.();
     harness = undefined;
-    for (const drop of drops.splice(0)) await drop();
-  });
-  afterAll(async () => {
-    await pool.end();
+    closeAdapters = undefined;
   });
 
   it('keeps its replays a few pages ahead of the agency instead of queueing the whole window', async () => {
-    const { schema, drop } = await createTestSchema(pool);
-    drops.push(drop);
-    const { store, queue, close } = createPgWebhooks({ pool, schema });
-    drops.unshift(close);
+    const { store, queue, close } = createPgWebhooks({ pool, schema: db.schema });
+    closeAdapters = close;
     harness = await startServiceHarness({
       store: () => store,
       queue: () => queue,
