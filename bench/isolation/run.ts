@@ -6,8 +6,8 @@
  * worker on default settings; then 300 test sends to new origins at once.
  * Writes the `isolation` section of docs/benchmarks.md (`--no-write`: print only).
  *
- * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (3, at most),
- * BENCH_BUDGET_S (300: no round starts that would end past it),
+ * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (7, at most),
+ * BENCH_BUDGET_S (420: no round starts that would end past it),
  * BENCH_AGENCIES (100), BENCH_PER_AGENCY (20), BENCH_TEST_SENDS (300),
  * DATABASE_URL, REDIS_URL.
  */
@@ -22,8 +22,8 @@ import { type Line, measureRound, newLine, settleLine, warmUp } from './schedule
 import { buildSection } from './section';
 import { measureTestSends } from './test-sends';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const BUDGET_S = Number(process.env.BENCH_BUDGET_S ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const BUDGET_S = Number(process.env.BENCH_BUDGET_S ?? 420);
 const AGENCIES = Number(process.env.BENCH_AGENCIES ?? 100);
 const PER_AGENCY = Number(process.env.BENCH_PER_AGENCY ?? 20);
 const TEST_SENDS = Number(process.env.BENCH_TEST_SENDS ?? 300);
