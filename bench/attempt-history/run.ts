@@ -23,7 +23,7 @@ import { type IsolationReceivers, startIsolationReceivers } from '../isolation/r
 import { configureAgencies, createIsolationService } from '../isolation/service-setup';
 import { median } from '../isolation/summary';
 import { emitBacklog } from '../lib/backlog';
-import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
+import { describeMachine, formatRatio, markdownTable, writeBenchSection } from '../lib/report';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const AGENCIES = Number(process.env.BENCH_AGENCIES ?? 100);
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
       kind,
       format(median(rates.get(`${kind}/not recorded`) ?? [])),
       format(median(rates.get(`${kind}/recorded`) ?? [])),
-      `${ratio.toFixed(2)}× ${ratio >= BAR ? '(met)' : '(**missed**)'}`,
+      `${formatRatio(ratio)} ${ratio >= BAR ? '(met)' : '(**missed**)'}`,
       `${((1 - ratio) * 100).toFixed(1)} %`,
     ];
   });

@@ -8,7 +8,7 @@ import {
   type WebhookStore,
 } from '@svc/webhooks-core';
 import { configuredMemoryStore, jobCancelled } from '../lib/memory-fixtures';
-import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
+import { describeMachine, formatRatio, markdownTable, writeBenchSection } from '../lib/report';
 import { type BenchReceivers, startReceivers } from './receivers';
 
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 200);
@@ -373,7 +373,7 @@ function report(results: {
     '',
     `Per measurement: ${DELAYS_MS.map((delay) => `${delay} ms ${rounds(byDelay.get(delay) as Series)}`).join('; ')}.`,
     '',
-    `Bar: hostnames at a 20 ms DNS round trip ≥ 0.9× the IP-literal rate — ${ratio20 >= 0.9 ? 'met' : 'missed'} (${ratio20.toFixed(2)}×).`,
+    `Bar: hostnames at a 20 ms DNS round trip ≥ 0.9× the IP-literal rate — ${ratio20 >= 0.9 ? 'met' : 'missed'} (${formatRatio(ratio20)}).`,
     `Bar: at most two queries (A and AAAA) per hostname per TTL — ${maxQueries <= 2 ? 'met' : 'missed'} (at most ${maxQueries.toFixed(2)} in any measurement).`,
     '',
     '### Steady state: a long-running service, records with a 5 s TTL',
@@ -399,7 +399,7 @@ function report(results: {
     '',
     `Per measurement: ${rounds(steady.series)}. ${format(steady.queries)} queries for ${RECEIVERS} hostnames over ${steady.windows} TTL windows of ${STEADY_TTL} s.`,
     '',
-    `Same bars, steady state: ≥ 0.9× — ${steadyRatio >= 0.9 ? 'met' : 'missed'} (${steadyRatio.toFixed(2)}×); at most two queries per hostname per TTL — ${steadyPerHostPerTtl <= 2 ? 'met' : 'missed'} (${steadyPerHostPerTtl.toFixed(2)}).`,
+    `Same bars, steady state: ≥ 0.9× — ${steadyRatio >= 0.9 ? 'met' : 'missed'} (${formatRatio(steadyRatio)}); at most two queries per hostname per TTL — ${steadyPerHostPerTtl <= 2 ? 'met' : 'missed'} (${steadyPerHostPerTtl.toFixed(2)}).`,
     '',
     '### A DNS zone that never answers',
     '',
@@ -426,7 +426,7 @@ function report(results: {
     'in-flight attempts share one lookup, cancelled at the 5 s lookup timeout); queries received for its name',
     `per run: ${deadQueries.join(', ')} (A and AAAA, with c-ares's own retries until the lookup is cancelled).`,
     '',
-    `Bar: other agencies' rate ≥ 0.9× while one agency's DNS never answers — ${deadRatio >= 0.9 ? 'met' : 'missed'} (${deadRatio.toFixed(2)}×).`,
+    `Bar: other agencies' rate ≥ 0.9× while one agency's DNS never answers — ${deadRatio >= 0.9 ? 'met' : 'missed'} (${formatRatio(deadRatio)}).`,
   ];
   writeBenchSection('dns', lines.join('\n'));
   console.log(lines.join('\n'));

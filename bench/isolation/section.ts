@@ -1,4 +1,4 @@
-import { describeMachine, markdownTable } from '../lib/report';
+import { describeMachine, formatRatio, markdownTable } from '../lib/report';
 import { diagnose, type LevelDiagnostics } from './diagnostics';
 import type { LevelRuns, LevelSummary } from './summary';
 import { summarize } from './summary';
@@ -22,7 +22,7 @@ export interface RunFacts {
 const NAMING_LABEL = { own: 'own hostnames', shared: 'shared origin' } as const;
 
 const count = (n: number) => Math.round(n).toLocaleString('en-US');
-const times = (n: number) => `${n.toFixed(2)}×`;
+const times = formatRatio;
 const verdict = (met: boolean | null) => (met === null ? 'not measured' : met ? 'met' : 'missed');
 
 function rateCell(line: LevelSummary): string {

@@ -60,3 +60,11 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   const rule = header.map((_, i) => (i === 0 ? '---' : '---:'));
   return [line(header), line(rule), ...rows.map(line)].join('\n');
 }
+
+/**
+ * A ratio with two decimals, rounded down: bars are "at least", so a ratio that
+ * misses one never prints as the bar itself (0.8989 is 0.89×, not 0.90× missed).
+ */
+export function formatRatio(ratio: number): string {
+  return `${(Math.floor(ratio * 100) / 100).toFixed(2)}×`;
+}

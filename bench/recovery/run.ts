@@ -23,7 +23,7 @@ import { generateSigningSecret } from '@svc/webhooks-core';
 import { BACKENDS, type BackendKind } from '../isolation/backends';
 import { startIsolationReceivers } from '../isolation/receivers';
 import { median } from '../isolation/summary';
-import { describeMachine, markdownTable, writeBenchSection } from '../lib/report';
+import { describeMachine, formatRatio, markdownTable, writeBenchSection } from '../lib/report';
 import { type Measurement, measure, SCENARIOS, type Scenario, type Sizes } from './scenario';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -44,7 +44,7 @@ function format(rate: number): string {
 }
 
 function ratio(value: number, bar: number): string {
-  return `${value.toFixed(2)}× ${value >= bar ? '(met)' : '(**missed**)'}`;
+  return `${formatRatio(value)} ${value >= bar ? '(met)' : '(**missed**)'}`;
 }
 
 async function main(): Promise<void> {
