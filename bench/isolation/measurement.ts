@@ -154,6 +154,9 @@ interface Running {
  * The part after the timed one, left to run in the background while the next
  * measurement goes on: stop the worker (its hanging attempts end at the attempt
  * timeout), audit every delivery, close everything, drop the schema or keys.
+ * The audit and the closing go through the gate: store reads and the closing of
+ * a healthy run's connections (a thousand TLS sockets with own hostnames) would
+ * otherwise be paid by whichever measurement is being timed meanwhile.
  */
 async function settle(running: Running): Promise<Settlement> {
   const { setup, plan, backend, webhooks, worker, sampler, emitted } = running;
@@ -162,20 +165,20 @@ async function settle(running: Running): Promise<Settlement> {
   await stopWithin(worker, STOP_LIMIT_MS).catch((error: unknown) => errors.push(describeError(error)));
   const stopMs = performance.now() - stopStarted;
   const peak = sampler.stop();
-  const audit = await setup.gate
-    .run(() => auditDeliveries(backend.store, backend.queue, emitted))
-    .catch((error: unknown) => {
+  return setup.gate.run(async () => {
+    const audit = await auditDeliveries(backend.store, backend.queue, emitted).catch((error: unknown) => {
       errors.push(`audit failed: ${describeError(error)}`);
       return null;
     });
-  // Asked after the audit, so that the receivers have long seen every connection the sender closed.
-  const receiver = await setup.receivers.counts(plan.tag).catch(() => null);
-  if (receiver && receiver.open > 0) {
-    errors.push(`${receiver.open} requests still held open by the hanging receivers after worker.stop()`);
-  }
-  await webhooks.close().catch((error: unknown) => errors.push(describeError(error)));
-  await backend.close().catch((error: unknown) => errors.push(describeError(error)));
-  return { audit, error: errors.length > 0 ? errors.join('; ') : null, peak, receiver, stopMs };
+    // Asked after the audit, so that the receivers have long seen every connection the sender closed.
+    const receiver = await setup.receivers.counts(plan.tag).catch(() => null);
+    if (receiver && receiver.open > 0) {
+      errors.push(`${receiver.open} requests still held open by the hanging receivers after worker.stop()`);
+    }
+    await webhooks.close().catch((error: unknown) => errors.push(describeError(error)));
+    await backend.close().catch((error: unknown) => errors.push(describeError(error)));
+    return { audit, error: errors.length > 0 ? errors.join('; ') : null, peak, receiver, stopMs };
+  });
 }
 
 /**

@@ -203,8 +203,8 @@ function methodLines(facts: RunFacts): string[] {
     '',
     'After the timed part the worker is stopped (it waits for attempts held by hanging receivers to reach the',
     'attempt timeout) while the next measurement runs, then the deliveries are audited through the store and the',
-    'queue: _lost_ counts deliveries missing from the store, `pending` without `nextRetryAt`, or `pending` without',
-    'a queue entry. Peaks of `webhooks.transportStats()` (and its own `peakSockets`) are sampled every 10 ms from',
+    'queue, and the service and backend are closed, between two timed parts, never during one: _lost_ counts',
+    'deliveries missing from the store, `pending` without `nextRetryAt`, or `pending` without a queue entry. Peaks of `webhooks.transportStats()` (and its own `peakSockets`) are sampled every 10 ms from',
     'before the worker starts until it has stopped.',
   ];
 }
