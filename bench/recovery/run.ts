@@ -14,7 +14,7 @@
  * Rounds interleave every measurement; medians are reported. Writes the
  * `recovery` section of docs/benchmarks.md (`--no-write`: print only).
  *
- * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (3),
+ * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (5),
  * BENCH_RECOVERED (10000), BENCH_OTHER_AGENCIES (99), BENCH_PER_OTHER (60),
  * DATABASE_URL, REDIS_URL.
  */
@@ -26,7 +26,7 @@ import { median } from '../isolation/summary';
 import { describeMachine, formatRatio, markdownTable, writeBenchSection } from '../lib/report';
 import { type Measurement, measure, SCENARIOS, type Scenario, type Sizes } from './scenario';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SIZES: Sizes = {
   recovered: Number(process.env.BENCH_RECOVERED ?? 10_000),
   otherAgencies: Number(process.env.BENCH_OTHER_AGENCIES ?? 99),
