@@ -126,6 +126,38 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
     expect(claims.map((claim) => claim.deliveryId)).toEqual([record.id]);
   });
 
+  it('a recovery’s enqueueMissing after its replays costs no round trip; entries the store did not queue still go', async () => {
+    const failed = (eventId: string) =>
+      makeDeliveryRecord({ agencyId: 'agency-a', eventId, status: 'failed', attempt: 5, nextRetryAt: null });
+    const [first, second, untouched] = [failed('evt-1'), failed('evt-2'), failed('evt-3')];
+    for (const record of [first, second, untouched]) await linked.store.insertDelivery(record);
+    for (const record of [first, second]) {
+      await linked.store.updateDelivery(
+        record.id,
+        { attempt: 5, status: 'failed' },
+        attempt({ attempt: 5, maxAttempts: 6, nextRetryAt: T0 + 5, nextAttemptTrigger: 'recovery' }),
+      );
+    }
+    const entry = (record: typeof first) => ({ deliveryId: record.id, agencyId: 'agency-a', runAt: T0 + 5 });
+    // Warm up the script cache: a first EVALSHA may be answered NOSCRIPT and sent again in full.
+    await linked.queue.enqueueMissing([{ deliveryId: 'warm-up', agencyId: 'agency-b', runAt: T0 + 5 }]);
+    const counter = commandCounter(redis);
+    expect(await linked.queue.enqueueMissing([entry(first), entry(second)])).toBe(0);
+    expect(counter.count(), 'commands sent for the replayed page').toBe(0);
+    // The notes served once: a second call, and an entry nobody queued, go to Redis.
+    expect(await linked.queue.enqueueMissing([entry(first), entry(untouched)])).toBe(1);
+    expect(counter.count()).toBe(1);
+    const claims = await linked.queue.claim({
+      limit: 5,
+      leaseMs: LEASE,
+      now: T0 + 5,
+      excludeAgencies: ['agency-b'],
+    });
+    expect(claims.map((claim) => claim.deliveryId).sort()).toEqual(
+      [first.id, second.id, untouched.id].sort(),
+    );
+  });
+
   it('an enqueue that differs from what the store did still runs (runAt moved by the caller)', async () => {
     const record = makeDeliveryRecord({ agencyId: 'agency-a', nextRetryAt: T0 });
     await linked.store.insertDelivery(record);

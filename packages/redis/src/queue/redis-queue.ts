@@ -187,9 +187,13 @@ export function createRedisQueueOn(
     },
 
     async enqueueMissing(entries: readonly QueueEntry[]): Promise<number> {
-      if (entries.length === 0) return 0;
+      // A recovery's replays were queued by the linked store's compare-and-sets already.
+      const missing = handOff
+        ? entries.filter((entry) => !handOff.takeEnqueued(entry.deliveryId, entry.agencyId, entry.runAt))
+        : entries;
+      if (missing.length === 0) return 0;
       const args: (string | number)[] = [...head];
-      for (const entry of entries) args.push(entry.deliveryId, entry.agencyId, entry.runAt);
+      for (const entry of missing) args.push(entry.deliveryId, entry.agencyId, entry.runAt);
       return Number(await enqueueMissingScript.run(client, all, args));
     },
 
