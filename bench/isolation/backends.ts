@@ -7,7 +7,7 @@ import {
 } from '@svc/webhooks-core';
 import { Redis } from 'ioredis';
 import { createPgQueue, createPgStore } from '../../packages/pg/src/index';
-import { createRedisQueue, createRedisStore } from '../../packages/redis/src/index';
+import { createRedisWebhooks } from '../../packages/redis/src/index';
 import { createBenchPool, freshSchema } from '../pg/bench-database';
 import { removeKeysUnder } from '../redis/redis-keys';
 
@@ -66,17 +66,16 @@ async function openPg(name: string): Promise<Backend> {
   };
 }
 
+/** The linked pair, the usual way to run on Redis alone (docs/redis.md). */
 function openRedis(name: string): Backend {
   const prefix = `whk-bench-isolation:${RUN_ID}:${name}:`;
   const redis = new Redis(REDIS_URL);
-  const store = createRedisStore({ redis, prefix });
-  const queue = createRedisQueue({ redis, prefix });
+  const linked = createRedisWebhooks({ redis, prefix });
   return {
-    store,
-    queue,
+    store: linked.store,
+    queue: linked.queue,
     async close() {
-      await queue.close();
-      await store.close();
+      await linked.close();
       await removeKeysUnder(redis, prefix);
       await redis.quit();
     },

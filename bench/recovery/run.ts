@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   const markdown = `## Bulk recovery (\`bench/recovery\`)
 
 ${describeMachine()}; load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after; ${ROUNDS} rounds; rates are medians, ratios the median of each round's ratio.
-Service and worker on default settings (\`perAgencyConcurrency\` 8); receivers by hostname through the resolver hook.
+Service and worker on default settings (\`perAgencyConcurrency\` 8); Redis is the linked pair (\`createRedisWebhooks\`); receivers by hostname through the resolver hook.
 
 - **Recovery rate**: one agency's ${SIZES.recovered.toLocaleString('en-US')} \`failed\` deliveries replayed by \`recoverDeliveries\`
   (timed from the worker's start, the request's count included, to the last delivery), as a ratio of the same number
