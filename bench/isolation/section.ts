@@ -189,8 +189,9 @@ function methodLines(facts: RunFacts): string[] {
     'receiver; _shared origin_: every agency sends to `hooks.test` (one origin), `/ok/<agency>` or `/hang/<agency>`.',
     '',
     'Every measurement starts from a fresh backend (memory; PostgreSQL on a new migrated schema; Redis, the linked',
-    'pair `createRedisWebhooks`, on a new key prefix) and a new service (cold DNS cache, no connection open yet), emits the whole backlog first, agency by',
-    'agency with the hanging agencies first (the harder order: they take the first turns), then times the worker',
+    'pair `createRedisWebhooks`, on a new key prefix) and a new service (cold DNS cache, no connection open yet),',
+    'emits the whole backlog first, agency by agency with the hanging agencies first (the harder order: they take',
+    'the first turns), then times the worker',
     "from `start()` to the last healthy agency's delivery recorded as delivered. Rate = healthy agencies' deliveries",
     '(100 %, 90 % or 70 % of them) ÷ that time. Each round measures, per backend and naming in turn, 0 %, 10 %,',
     '30 %, 0 % (30 % before 10 % in even rounds); each hanging measurement is divided by the mean of the two 0 %',
@@ -204,8 +205,9 @@ function methodLines(facts: RunFacts): string[] {
     'After the timed part the worker is stopped (it waits for attempts held by hanging receivers to reach the',
     'attempt timeout) while the next measurement runs, then the deliveries are audited through the store and the',
     'queue, and the service and backend are closed, between two timed parts, never during one: _lost_ counts',
-    'deliveries missing from the store, `pending` without `nextRetryAt`, or `pending` without a queue entry. Peaks of `webhooks.transportStats()` (and its own `peakSockets`) are sampled every 10 ms from',
-    'before the worker starts until it has stopped.',
+    'deliveries missing from the store, `pending` without `nextRetryAt`, or `pending` without a queue entry.',
+    'Peaks of `webhooks.transportStats()` (and its own `peakSockets`) are sampled every 10 ms from before the',
+    'worker starts until it has stopped.',
   ];
 }
 
