@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it, type TestContext } from 'vitest';
 import type { CountDeliveriesFilter, WebhookStore } from '../adapters/store';
-import type { DeliveryStatus } from '../delivery/delivery';
+import type { DeliveryRecord, DeliveryStatus } from '../delivery/delivery';
 import { BASE_TIME, makeDeliveryRecord } from './delivery-record-builder';
 import { insertScrambled, pageThrough } from './store-list-cases';
 import { everyFilterCombination, expectedIds, filterFixture } from './store-list-filter-cases';
@@ -26,6 +26,19 @@ async function pagedCount(store: WebhookStore, agencyId: string, filter: CountDe
   return (await pageThrough(store, agencyId, { ...filter, limit: 7 })).flat().length;
 }
 
+/** Agency a's count of `filter`, its paged list and the records it should match all agree. */
+async function expectCountAgrees(
+  store: WebhookStore,
+  count: ReturnType<typeof counter>,
+  records: readonly DeliveryRecord[],
+  filter: CountDeliveriesFilter,
+): Promise<void> {
+  const label = JSON.stringify(filter);
+  const expected = expectedIds(records, filter).length;
+  expect(await pagedCount(store, 'agency-a', filter), `${label}: the list`).toBe(expected);
+  expect(await count('agency-a', filter), label).toBe(expected);
+}
+
 /**
  * A lowercase UUIDv7 whose own time is `time` (ms), as the service's ids are:
  * then a store may narrow a window by id, and its edges are where it can go wrong.
@@ -43,12 +56,7 @@ export function describeDeliveryCountCases(store: () => WebhookStore): void {
       const count = counter(store(), context);
       const records = filterFixture('agency-a');
       await insertScrambled(store(), [...records, ...filterFixture('agency-b')]);
-      for (const filter of everyFilterCombination()) {
-        const label = JSON.stringify(filter);
-        const expected = expectedIds(records, filter).length;
-        expect(await pagedCount(store(), 'agency-a', filter), `${label}: the list`).toBe(expected);
-        expect(await count('agency-a', filter), label).toBe(expected);
-      }
+      for (const filter of everyFilterCombination()) await expectCountAgrees(store(), count, records, filter);
     });
 
     it('counts each filter alone, exactly: job_created is not job_created_late, job-1 not job-10', async (context) => {
@@ -65,11 +73,7 @@ export function describeDeliveryCountCases(store: () => WebhookStore): void {
         { createdSince: BASE_TIME + 30 * SECOND },
         { createdBefore: BASE_TIME + 20 * SECOND },
       ];
-      for (const filter of alone) {
-        const label = JSON.stringify(filter);
-        expect(await count('agency-a', filter), label).toBe(await pagedCount(store(), 'agency-a', filter));
-        expect(await count('agency-a', filter), label).toBe(expectedIds(records, filter).length);
-      }
+      for (const filter of alone) await expectCountAgrees(store(), count, records, filter);
     });
 
     it('createdSince is inclusive and createdBefore exclusive, at the exact millisecond', async (context) => {
@@ -159,10 +163,7 @@ export function describeDeliveryCountCases(store: () => WebhookStore): void {
           { ...window, status: 'failed' as const },
           { ...window, eventType: 'job_cancelled' },
         ]) {
-          const label = JSON.stringify(filter);
-          const expected = expectedIds(records, filter).length;
-          expect(await pagedCount(store(), 'agency-a', filter), `${label}: the list`).toBe(expected);
-          expect(await count('agency-a', filter), label).toBe(expected);
+          await expectCountAgrees(store(), count, records, filter);
         }
       }
     });
