@@ -18,6 +18,7 @@ import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
 import type { RecoveryRecord, RecoveryUpdate } from '../delivery/recovery';
 import { WebhookError } from '../errors';
+import { lowerBound } from '../sorted-array';
 import { appendAttempt, readAttempts } from './attempt-log';
 import { FinishedIndex, type FinishedStatus } from './finished-index';
 import { matchesListFilters } from './list-filter';
@@ -371,18 +372,6 @@ function compareCodePoints(a: string, b: string): number {
 
 function liftSurrogate(unit: number): number {
   return unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit;
-}
-
-/** Index of the first id that is not less than `id` (ids compare as strings). */
-function lowerBound(ids: readonly string[], id: string): number {
-  let low = 0;
-  let high = ids.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((ids[middle] as string) < id) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** Keeps `ids` ascending; new ids are usually the greatest, so that case is a push. */

@@ -1,3 +1,5 @@
+import { lowerBound } from '../sorted-array';
+
 /**
  * Wakes the worker's claim loop when entries it put back in the queue for later
  * fall due: entries given back because their agency was saturated, and claims
@@ -25,13 +27,7 @@ export class DueWakeups {
   /** Wakes the loop once the clock reaches `dueAt`. */
   at(dueAt: number): void {
     const times = this.#times;
-    let low = 0;
-    let high = times.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((times[middle] as number) < dueAt) low = middle + 1;
-      else high = middle;
-    }
+    const low = lowerBound(times, dueAt);
     if (times[low] === dueAt) return;
     times.splice(low, 0, dueAt);
     if (dueAt < this.#armedFor) this.#arm();
