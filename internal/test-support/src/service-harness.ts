@@ -6,6 +6,7 @@ import {
   type DeliveryDetail,
   type DeliveryQueue,
   type DeliveryStatus,
+  type EndpointHealth,
   type WebhookService,
   type WebhookServiceOptions,
   type WebhookStore,
@@ -62,6 +63,12 @@ export interface ServiceHarness {
   configure(agencyId: string, eventTypes?: string[], path?: string): Promise<string>;
   /** Polls the delivery log until the delivery has `status`; fails the test after 15 s. */
   waitForStatus(agencyId: string, deliveryId: string, status: DeliveryStatus): Promise<DeliveryDetail>;
+  /**
+   * Polls the agency's endpoint health until `done` holds; fails the test after 15 s. An attempt's
+   * breaker write lands after its delivery's status, so a test that moves the clock after a failed
+   * attempt waits here for it first.
+   */
+  waitForHealth(agencyId: string, done: (health: EndpointHealth) => boolean): Promise<EndpointHealth>;
   /** Webhook ids (`X-Service-Webhook-Id`, `whdel_…`) of every request received, in arrival order. */
   receivedIds(): string[];
   /** Stops the worker, closes the service and the receiver (never the store or queue). */
@@ -108,6 +115,19 @@ export async function startServiceHarness(options: ServiceHarnessOptions = {}): 
       return config.signingSecret;
     },
     waitForStatus: (agencyId, deliveryId, status) => pollStatus(webhooks, agencyId, deliveryId, status),
+    async waitForHealth(agencyId, done) {
+      const deadline = Date.now() + STATUS_TIMEOUT_MS;
+      for (;;) {
+        const health = await webhooks.getEndpointHealth(agencyId);
+        if (done(health)) return health;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `Endpoint health of ${agencyId} after ${STATUS_TIMEOUT_MS / 1000} s: ${JSON.stringify(health)}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
     receivedIds() {
       return receiver.requests.map((request) => String(request.headers['x-service-webhook-id']));
     },

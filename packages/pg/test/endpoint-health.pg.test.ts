@@ -120,10 +120,10 @@ describePg('endpoint health on PostgreSQL', () => {
     await harness.configure('agency-a');
     const first = await harness.webhooks.emit(jobCancelled('agency-a', 1));
     await harness.waitForStatus('agency-a', first?.deliveryId as string, 'failed');
-    expect(await harness.webhooks.getEndpointHealth('agency-a')).toMatchObject({
-      state: 'failing',
-      consecutiveFailures: 1,
-    });
+    // The clock moves only once the first failure is on the breaker, at the time it happened.
+    expect(
+      await harness.waitForHealth('agency-a', (health) => health.consecutiveFailures === 1),
+    ).toMatchObject({ state: 'failing', consecutiveFailures: 1 });
 
     offset = 432_000_000;
     const second = await harness.webhooks.emit(jobCancelled('agency-a', 2));

@@ -127,6 +127,8 @@ describeRedis('endpoint health on Redis', () => {
     await harness.configure('agency-a');
     const first = await harness.webhooks.emit(jobCancelled('agency-a', 1));
     await harness.waitForStatus('agency-a', first?.deliveryId as string, 'failed');
+    // The clock moves only once the first failure is on the breaker, at the time it happened.
+    await harness.waitForHealth('agency-a', (health) => health.consecutiveFailures === 1);
     offset = 432_000_000;
     const second = await harness.webhooks.emit(jobCancelled('agency-a', 2));
     await harness.waitForStatus('agency-a', second?.deliveryId as string, 'failed');
