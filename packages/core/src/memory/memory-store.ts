@@ -23,6 +23,7 @@ import { appendAttempt, readAttempts } from './attempt-log';
 import { FinishedIndex, type FinishedStatus } from './finished-index';
 import { matchesListFilters } from './list-filter';
 import { MemoryRecoveryTable } from './recovery-table';
+import { compareCodePoints } from './code-point-order';
 import { applyUpdate, copyDelivery, type StoredDelivery, storedCopy } from './stored-delivery';
 
 /**
@@ -352,26 +353,6 @@ function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {
     disabledAt: config.disabledAt,
     disabledReason: config.disabledReason,
   };
-}
-
-/**
- * Binary (UTF-8 byte, that is code point) order, as PostgreSQL's "C" collation
- * and Redis sorted sets compare: `<` compares UTF-16 code units, which puts
- * U+E000–U+FFFF after the surrogate pairs of astral characters. Lifting
- * surrogates above the BMP fixes that and nothing else.
- */
-function compareCodePoints(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let index = 0; index < length; index++) {
-    const x = a.charCodeAt(index);
-    const y = b.charCodeAt(index);
-    if (x !== y) return liftSurrogate(x) - liftSurrogate(y);
-  }
-  return a.length - b.length;
-}
-
-function liftSurrogate(unit: number): number {
-  return unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit;
 }
 
 /** Keeps `ids` ascending; new ids are usually the greatest, so that case is a push. */
