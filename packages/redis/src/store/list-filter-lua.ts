@@ -111,6 +111,84 @@ end
 `;
 
 /**
+ * Lua: `walk_filtered(all, base, agency, limit, q, visit)` calls `visit(id, f)` for up to
+ * `limit` of the agency's deliveries that match the filters of `q` (before, status,
+ * has_type, event_type, has_entity, entity, since_ms, until_ms, check), newest first;
+ * `all` is the agency's ix:all. `f` holds the hash's r, u, s, c, y, n, or with `q.record`
+ * false, g (the agency id) in place of r, which is then never copied into the script (a
+ * payload may be large). Answers `'repair'`, having visited nothing, when `q.check` finds
+ * the agency's filter indexes or skew in need of one. The filtered list and a recovery's
+ * page replay share it.
+ */
+export const FILTERED_WALK_LUA = `${LIST_FILTER_LUA}
+local function walk_filtered(all, base, agency, limit, q, visit)
+  local types = base .. 'ix-type:' .. agency
+  local total = redis.call('ZCARD', all)
+  -- An agency without deliveries has nothing to list, and nothing to repair either.
+  if total == 0 then return end
+  if q.check and redis.call('ZCARD', types) ~= total then return 'repair' end
+
+  local lo, hi = nil, nil
+  if q.before ~= '' then hi = q.before end
+  if q.since_ms or q.until_ms then
+    local skew = redis.call('HGET', base .. 'list-skew', agency)
+    if q.check and (not skew or string.sub(skew, 1, 1) == '~') then return 'repair' end
+    local k = skew and tonumber(skew)
+    if k then
+      local window_hi
+      lo, window_hi = window_ids(k, q.since_ms, q.until_ms)
+      if window_hi and (not hi or window_hi < hi) then hi = window_hi end
+    end
+  end
+
+  local sources = { { all, '' } }
+  if q.status ~= '' then sources[#sources + 1] = { base .. 'ix:' .. q.status .. ':' .. agency, '' } end
+  if q.has_type then sources[#sources + 1] = { types, seg(q.event_type) } end
+  if q.has_entity then sources[#sources + 1] = { base .. 'ix-entity:' .. agency, seg(q.entity) } end
+  local key, prefix, fewest = nil, nil, nil
+  for _, source in ipairs(sources) do
+    local min, max = lex_range(source[2], lo, hi)
+    local count = redis.call('ZLEXCOUNT', source[1], min, max)
+    if not fewest or count < fewest then key, prefix, fewest = source[1], source[2], count end
+  end
+
+  local function matches(hash, f)
+    if q.status ~= '' and f[3] ~= q.status then return false end
+    local created = tonumber(f[4])
+    if (q.since_ms and created < q.since_ms) or (q.until_ms and created >= q.until_ms) then return false end
+    if q.has_type or q.has_entity then
+      -- Only a hash written before the filter indexes lacks y, and needs its record decoded.
+      local r = q.record and f[1] or (not f[5] and redis.call('HGET', hash, 'r')) or nil
+      local record_type, record_entity = record_filters({ r = r, y = f[5], n = f[6] })
+      if q.has_type and record_type ~= q.event_type then return false end
+      if q.has_entity and record_entity ~= q.entity then return false end
+    end
+    return true
+  end
+
+  -- Without the record, the agency id (in every hash) still tells a delivery that exists.
+  local first = q.record and 'r' or 'g'
+  local min, max = lex_range(prefix, lo, hi)
+  local found = 0
+  while found < limit do
+    local members = redis.call('ZREVRANGEBYLEX', key, max, min, 'LIMIT', 0, math.max(limit - found, 32))
+    if #members == 0 then break end
+    for _, member in ipairs(members) do
+      local id = string.sub(member, #prefix + 1)
+      local hash = base .. 'd:' .. id
+      local f = redis.call('HMGET', hash, first, 'u', 's', 'c', 'y', 'n')
+      if f[1] and matches(hash, f) then
+        visit(id, f)
+        found = found + 1
+        if found == limit then break end
+      end
+    end
+    max = '(' .. members[#members]
+  end
+end
+`;
+
+/**
  * KEYS: ix:all of the agency (the others are derived from `base`). ARGV: base,
  * agencyId, limit, beforeId (''), status (''), hasType ('1'|'0'), eventType,
  * hasEntity, entityId, since (''), until (''), check ('1': answer `repair` when the
@@ -119,70 +197,17 @@ end
  */
 export const listFilteredScript = new LuaScript(
   'listDeliveriesFiltered',
-  `${LIST_FILTER_LUA}
-local base, agency, limit, before, status = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
-local has_type, event_type, has_entity, entity = ARGV[6] == '1', ARGV[7], ARGV[8] == '1', ARGV[9]
-local since_ms, until_ms, check = tonumber(ARGV[10]), tonumber(ARGV[11]), ARGV[12] == '1'
-local types = base .. 'ix-type:' .. agency
-local total = redis.call('ZCARD', KEYS[1])
--- An agency without deliveries has nothing to list, and nothing to repair either.
-if total == 0 then return {} end
-if check and redis.call('ZCARD', types) ~= total then return 'repair' end
-
-local lo, hi = nil, nil
-if before ~= '' then hi = before end
-if since_ms or until_ms then
-  local skew = redis.call('HGET', base .. 'list-skew', agency)
-  if check and (not skew or string.sub(skew, 1, 1) == '~') then return 'repair' end
-  local k = skew and tonumber(skew)
-  if k then
-    local window_hi
-    lo, window_hi = window_ids(k, since_ms, until_ms)
-    if window_hi and (not hi or window_hi < hi) then hi = window_hi end
-  end
-end
-
-local function range(prefix) return lex_range(prefix, lo, hi) end
-
-local sources = { { KEYS[1], '' } }
-if status ~= '' then sources[#sources + 1] = { base .. 'ix:' .. status .. ':' .. agency, '' } end
-if has_type then sources[#sources + 1] = { types, seg(event_type) } end
-if has_entity then sources[#sources + 1] = { base .. 'ix-entity:' .. agency, seg(entity) } end
-local key, prefix, fewest = nil, nil, nil
-for _, source in ipairs(sources) do
-  local min, max = range(source[2])
-  local count = redis.call('ZLEXCOUNT', source[1], min, max)
-  if not fewest or count < fewest then key, prefix, fewest = source[1], source[2], count end
-end
-
-local function matches(f)
-  if status ~= '' and f[3] ~= status then return false end
-  local created = tonumber(f[4])
-  if (since_ms and created < since_ms) or (until_ms and created >= until_ms) then return false end
-  if has_type or has_entity then
-    local record_type, record_entity = record_filters({ r = f[1], y = f[5], n = f[6] })
-    if has_type and record_type ~= event_type then return false end
-    if has_entity and record_entity ~= entity then return false end
-  end
-  return true
-end
-
-local min, max = range(prefix)
-local out, found = {}, 0
-while found < limit do
-  local members = redis.call('ZREVRANGEBYLEX', key, max, min, 'LIMIT', 0, math.max(limit - found, 32))
-  if #members == 0 then break end
-  for _, member in ipairs(members) do
-    local f = redis.call('HMGET', base .. 'd:' .. string.sub(member, #prefix + 1), 'r', 'u', 's', 'c', 'y', 'n')
-    if f[1] and matches(f) then
-      out[#out + 1] = f[1]
-      out[#out + 1] = f[2] or ''
-      found = found + 1
-      if found == limit then break end
-    end
-  end
-  max = '(' .. members[#members]
-end
+  `${FILTERED_WALK_LUA}
+local out = {}
+local answer = walk_filtered(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), {
+  before = ARGV[4], status = ARGV[5], has_type = ARGV[6] == '1', event_type = ARGV[7],
+  has_entity = ARGV[8] == '1', entity = ARGV[9], since_ms = tonumber(ARGV[10]),
+  until_ms = tonumber(ARGV[11]), check = ARGV[12] == '1', record = true,
+}, function(_, f)
+  out[#out + 1] = f[1]
+  out[#out + 1] = f[2] or ''
+end)
+if answer == 'repair' then return 'repair' end
 return out
 `,
 );
