@@ -14,3 +14,5 @@ export { assertNoTransaction } from './adapters/store';
 export { setNewest } from './bounded-map';
 export { redactSecrets } from './config/secret-redaction';
 export { type DeadlineResult, sleep, withinDeadline } from './deadline';
+export { cursorEventType } from './delivery/recovery';
+export { replayUpdate } from './delivery/state-machine';

@@ -26,6 +26,8 @@ export type {
   ListConfigsOptions,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
+  RecoveryPageOptions,
+  RecoveryPageReplay,
   SetSigningSecretOptions,
   StoreCapabilities,
   TransactionOptions,

@@ -1,10 +1,12 @@
 import { FAST_RETRY, jobCancelled, type ServiceHarness, startServiceHarness } from '@svc/test-support';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  createMemoryStore,
   createWorker,
   type DeliveryRecord,
   RecoveryInProgressError,
   type WebhookService,
+  type WebhookStore,
   type WebhookWorker,
 } from '../src/index';
 
@@ -18,9 +20,31 @@ afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.close();
 });
 
+/**
+ * The walk's two paths: the memory store replays a page itself (`replayRecoveryPage`); without
+ * the method, the worker reads the page and replays each delivery with `updateDelivery`.
+ */
+const STORES = {
+  'the store replays each page': () => createMemoryStore(),
+  'the worker replays each delivery': () => withoutPageReplay(createMemoryStore()),
+};
+let storeOfSuite: () => WebhookStore = STORES['the store replays each page'];
+
+function withoutPageReplay(store: WebhookStore): WebhookStore {
+  return new Proxy(store, {
+    get(target, name) {
+      if (name === 'replayRecoveryPage') return undefined;
+      const value = Reflect.get(target, name);
+      // Bound: the store's methods read its private fields.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** One attempt per delivery and no breaker: a refused delivery is `failed` at once, and stays refused. */
 async function start(bulkRecovery: false | { pollIntervalMs: number; pageSize: number }) {
   const harness = await startServiceHarness({
+    store: storeOfSuite,
     service: { retry: { ...FAST_RETRY, maxAttempts: 1 }, circuitBreaker: false },
     worker: { pollIntervalMs: 20, bulkRecovery },
   });
@@ -54,7 +78,11 @@ async function triggers(webhooks: WebhookService, agencyId: string, id: string):
   return (await webhooks.listAttempts(agencyId, id)).attempts.map((attempt) => attempt.trigger);
 }
 
-describe('bulk recovery', () => {
+describe.each(Object.entries(STORES))('bulk recovery, %s', (_path, store) => {
+  beforeEach(() => {
+    storeOfSuite = store;
+  });
+
   it('replays every failed delivery of the window once, page by page, and completes', async () => {
     const harness = await start({ pollIntervalMs: 50, pageSize: 7 });
     const { webhooks, receiver } = harness;

@@ -158,6 +158,53 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
     );
   });
 
+  it('a recovery page replayed by the store is queued in the same script; its enqueueMissing sends nothing', async () => {
+    const records = ['evt-1', 'evt-2', 'evt-3'].map((eventId) =>
+      makeDeliveryRecord({
+        agencyId: 'agency-a',
+        eventId,
+        createdAt: T0 - 1_000,
+        status: 'failed',
+        attempt: 5,
+        nextRetryAt: null,
+      }),
+    );
+    for (const record of records) await linked.store.insertDelivery(record);
+    const { recovery } = await linked.store.createRecovery({
+      id: 'rcv-1',
+      agencyId: 'agency-a',
+      status: 'running',
+      since: T0 - 60_000,
+      until: T0,
+      eventTypes: null,
+      matched: 3,
+      replayed: 0,
+      cursorTypeIndex: 0,
+      cursorId: null,
+      pageEndId: null,
+      leaseUntil: null,
+      createdAt: T0,
+      completedAt: null,
+      version: 1,
+    });
+    const replay = await linked.store.replayRecoveryPage(recovery, {
+      limit: 10,
+      now: T0 + 5,
+      leaseUntil: T0 + LEASE,
+    });
+    expect(replay?.replayedIds).toHaveLength(3);
+    const entries = (replay?.replayedIds ?? []).map((deliveryId) => ({
+      deliveryId,
+      agencyId: 'agency-a',
+      runAt: T0 + 5,
+    }));
+    const counter = commandCounter(redis);
+    expect(await linked.queue.enqueueMissing(entries)).toBe(0);
+    expect(counter.count(), 'commands sent for the replayed page').toBe(0);
+    const claims = await linked.queue.claim({ limit: 5, leaseMs: LEASE, now: T0 + 5 });
+    expect(claims.map((claim) => claim.deliveryId).sort()).toEqual(records.map((record) => record.id).sort());
+  });
+
   it('an enqueue that differs from what the store did still runs (runAt moved by the caller)', async () => {
     const record = makeDeliveryRecord({ agencyId: 'agency-a', nextRetryAt: T0 });
     await linked.store.insertDelivery(record);

@@ -117,6 +117,47 @@ describeRedis('Redis list filters: layout and repair', () => {
     );
   });
 
+  it('a recovery page repairs deliveries written before the filter indexes, and reads a missing type from the record', async () => {
+    const records = timeline(30).map((record) => ({
+      ...record,
+      status: 'failed' as const,
+      attempt: 5,
+      nextRetryAt: null,
+    }));
+    for (const record of records) await store.insertDelivery(record);
+    await redis.del(key('ix-type:agency-a'), key('ix-entity:agency-a'));
+    await redis.hdel(key('list-skew'), 'agency-a');
+    for (const record of records) await redis.hdel(key(`d:${record.id}`), 'y', 'n');
+    const { recovery } = await store.createRecovery({
+      id: 'rcv-legacy',
+      agencyId: 'agency-a',
+      status: 'running',
+      since: T0,
+      until: T0 + 30 * MINUTE,
+      eventTypes: ['job_cancelled'],
+      matched: 3,
+      replayed: 0,
+      cursorTypeIndex: 0,
+      cursorId: null,
+      pageEndId: null,
+      leaseUntil: null,
+      createdAt: T0,
+      completedAt: null,
+      version: 1,
+    });
+    const page = { now: T0, leaseUntil: T0 + MINUTE };
+    const cancelled = expected(records, (record) => record.eventType === 'job_cancelled');
+    const first = await store.replayRecoveryPage(recovery, { ...page, limit: 1 });
+    expect(first?.replayedIds).toEqual(cancelled.slice(0, 1));
+    expect(await redis.zcard(key('ix-type:agency-a'))).toBe(30);
+    // A hash an older release wrote after the repair: indexed, but without y and n.
+    for (const record of records) await redis.hdel(key(`d:${record.id}`), 'y', 'n');
+    const next = await store.updateRecovery(recovery.id, 2, { cursorId: cancelled[0], pageEndId: null });
+    const rest = await store.replayRecoveryPage(next as typeof recovery, { ...page, limit: 10 });
+    expect(rest?.replayedIds).toEqual(cancelled.slice(1));
+    expect(await list({ status: 'pending' })).toEqual(cancelled);
+  });
+
   it('drops index entries of deliveries an older release deleted, and lists the rest exactly', async () => {
     const records = timeline(20);
     for (const record of records) await store.insertDelivery(record);

@@ -55,6 +55,31 @@ export interface DisableConfigInput {
   expectedUpdatedAt: number;
 }
 
+/** Options of {@link WebhookStore.replayRecoveryPage}. */
+export interface RecoveryPageOptions {
+  /** Most deliveries the page replays. */
+  limit: number;
+  /** Epoch ms: the replays are due at this time, as `replayUpdate(record, now, 'recovery')` makes them. */
+  now: number;
+  /** Epoch ms: the recovery's lease end, written with the open page. */
+  leaseUntil: number;
+}
+
+/** What {@link WebhookStore.replayRecoveryPage} did. */
+export interface RecoveryPageReplay {
+  /**
+   * The recovery as stored now: with the page open (`pageEndId` its last delivery's id,
+   * version one higher), or as given (`pageEndId` null, nothing written) when no failed
+   * delivery was left.
+   */
+  recovery: RecoveryRecord;
+  /**
+   * The page's replayed deliveries, newest first. Empty when no failed delivery was left;
+   * on an open page, it lacks any delivery that changed before the store replayed it.
+   */
+  replayedIds: string[];
+}
+
 /** Page request of {@link WebhookStore.listConfigs}. */
 export interface ListConfigsOptions {
   /** Return only configurations whose agency id sorts strictly after this one; null for the first page. */
@@ -299,6 +324,28 @@ export interface WebhookStore {
     expectedVersion: number,
     update: RecoveryUpdate,
   ): Promise<RecoveryRecord | null>;
+
+  /**
+   * Opens the recovery's next page and replays it, in one atomic step: the next `limit`
+   * `failed` deliveries of its window (agency, `since`, `until`) and current event type
+   * (`cursorTypeIndex`), newest first below `cursorId`, each made pending exactly as
+   * `updateDelivery` with `replayUpdate(record, now, 'recovery')` would, and the recovery
+   * written with `pageEndId` (the page's last id) and `leaseUntil`, version one higher.
+   * Null, with nothing written, when the stored version is no longer `recovery.version`.
+   * When no failed delivery is left, nothing is written and `replayedIds` is empty.
+   * The store need not queue the replays: the walker does (a store linked to its queue may
+   * queue them in the same step, and answer the walker's `enqueueMissing` without a call).
+   *
+   * @remarks Optional: without it the walker reads the page, opens it and replays each
+   * delivery with `updateDelivery`, which moves every record to the worker and back. A
+   * store may also replay part of a page in a second step, so long as each write is
+   * atomic and the page is open before the first: a walk that dies in between leaves the
+   * page open, and the worker that takes it over finishes it.
+   */
+  replayRecoveryPage?(
+    recovery: RecoveryRecord,
+    page: RecoveryPageOptions,
+  ): Promise<RecoveryPageReplay | null>;
 
   /** Up to `limit` recoveries with status `running`, of every agency, oldest created first. */
   listRunningRecoveries(limit: number): Promise<RecoveryRecord[]>;

@@ -5,6 +5,8 @@ import type {
   ListConfigsOptions,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
+  RecoveryPageOptions,
+  RecoveryPageReplay,
   SetSigningSecretOptions,
   StoreCapabilities,
   TransactionOptions,
@@ -16,14 +18,15 @@ import type { WebhookConfigRecord } from '../config/config';
 import type { AttemptRecord } from '../delivery/attempt-record';
 import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
-import type { RecoveryRecord, RecoveryUpdate } from '../delivery/recovery';
+import { cursorEventType, type RecoveryRecord, type RecoveryUpdate } from '../delivery/recovery';
+import { replayUpdate } from '../delivery/state-machine';
 import { WebhookError } from '../errors';
 import { lowerBound } from '../sorted-array';
 import { appendAttempt, readAttempts } from './attempt-log';
+import { compareCodePoints } from './code-point-order';
 import { FinishedIndex, type FinishedStatus } from './finished-index';
 import { matchesListFilters } from './list-filter';
 import { MemoryRecoveryTable } from './recovery-table';
-import { compareCodePoints } from './code-point-order';
 import { applyUpdate, copyDelivery, type StoredDelivery, storedCopy } from './stored-delivery';
 
 /**
@@ -226,17 +229,7 @@ class MemoryWebhookStore implements WebhookStore {
   }
 
   async listDeliveries(agencyId: string, options: ListDeliveriesOptions): Promise<DeliveryRecord[]> {
-    const ids = this.#agencies.get(agencyId)?.ids;
-    if (!ids) return [];
-    const page: DeliveryRecord[] = [];
-    // Everything before `end` sorts strictly before the cursor.
-    const end = options.beforeId === undefined ? ids.length : lowerBound(ids, options.beforeId);
-    for (let index = end - 1; index >= 0 && page.length < options.limit; index--) {
-      const record = this.#deliveries.get(ids[index] as string);
-      if (!record || !matchesListFilters(record, options)) continue;
-      page.push(copyDelivery(record));
-    }
-    return page;
+    return this.#listStored(agencyId, options).map(copyDelivery);
   }
 
   /** The same walk and matching as `listDeliveries`, without copying a record. */
@@ -263,6 +256,34 @@ class MemoryWebhookStore implements WebhookStore {
     this.#trackPending(current);
     this.#finished.track(current);
     return copyDelivery(current);
+  }
+
+  async replayRecoveryPage(
+    recovery: RecoveryRecord,
+    page: RecoveryPageOptions,
+  ): Promise<RecoveryPageReplay | null> {
+    const current = this.#recoveries.get(recovery.id);
+    if (!current || current.version !== recovery.version) return null;
+    const failed = this.#listStored(current.agencyId, {
+      status: 'failed',
+      eventType: cursorEventType(current),
+      createdSince: current.since,
+      createdBefore: current.until,
+      beforeId: current.cursorId ?? undefined,
+      limit: page.limit,
+    });
+    const last = failed.at(-1);
+    if (!last) return { recovery: current, replayedIds: [] };
+    const opened = this.#recoveries.update(current.id, current.version, {
+      pageEndId: last.id,
+      leaseUntil: page.leaseUntil,
+    }) as RecoveryRecord;
+    for (const record of failed) {
+      applyUpdate(record, replayUpdate(record, page.now, 'recovery'));
+      this.#trackPending(record);
+      this.#finished.track(record);
+    }
+    return { recovery: opened, replayedIds: failed.map((record) => record.id) };
   }
 
   async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
@@ -295,6 +316,20 @@ class MemoryWebhookStore implements WebhookStore {
     // records would otherwise be quadratic in the agency's history.
     for (const [agencyId, ids] of removedByAgency) this.#dropIds(agencyId, ids);
     return taken.length;
+  }
+
+  /** The stored records a list returns, not copied: newest first from the cursor back, as many as match up to the limit. */
+  #listStored(agencyId: string, options: ListDeliveriesOptions): StoredDelivery[] {
+    const ids = this.#agencies.get(agencyId)?.ids;
+    if (!ids) return [];
+    const page: StoredDelivery[] = [];
+    // Everything before `end` sorts strictly before the cursor.
+    const end = options.beforeId === undefined ? ids.length : lowerBound(ids, options.beforeId);
+    for (let index = end - 1; index >= 0 && page.length < options.limit; index--) {
+      const record = this.#deliveries.get(ids[index] as string);
+      if (record && matchesListFilters(record, options)) page.push(record);
+    }
+    return page;
   }
 
   #newAgencyIndex(agencyId: string): AgencyDeliveries {

@@ -52,10 +52,12 @@ export function sealSecretsAtRest(store: WebhookStore, cipher: SecretCipher): We
       store.updateRecovery(recoveryId, expectedVersion, update),
     listRunningRecoveries: (limit) => store.listRunningRecoveries(limit),
   };
-  const { countDeliveries, purgeDeliveries, close } = store;
+  const { countDeliveries, replayRecoveryPage, purgeDeliveries, close } = store;
   // Forwarded only when present: core falls back to paging for a store without it.
   if (countDeliveries)
     sealed.countDeliveries = (agencyId, filter) => countDeliveries.call(store, agencyId, filter);
+  if (replayRecoveryPage)
+    sealed.replayRecoveryPage = (recovery, page) => replayRecoveryPage.call(store, recovery, page);
   if (purgeDeliveries) sealed.purgeDeliveries = (options) => purgeDeliveries.call(store, options);
   if (close) sealed.close = () => close.call(store);
   return sealed;

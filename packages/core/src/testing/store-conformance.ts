@@ -11,6 +11,7 @@ import { describeDeliveryListCases } from './store-list-cases';
 import { describeDeliveryListFilterCases } from './store-list-filter-cases';
 import { describeMaintenanceCases } from './store-maintenance-cases';
 import { describeRecoveryCases } from './store-recovery-cases';
+import { describeRecoveryPageCases } from './store-recovery-page-cases';
 import { describeSecretCases } from './store-secret-cases';
 import { describeDeliveryUpdateCases } from './store-update-cases';
 import { describeDeliveryWriteCases } from './store-write-cases';
@@ -30,7 +31,7 @@ export interface StoreFactoryResult {
  *
  * Tests use explicit timestamps, never sleep, and skip (with a note) the cases of
  * an optional capability the store does not declare or an optional method it
- * does not implement (`countDeliveries`).
+ * does not implement (`countDeliveries`, `replayRecoveryPage`).
  *
  * @param name - Shown in the suite title, e.g. `'PostgreSQL'`.
  * @param factory - Creates an empty store for one test.
@@ -64,5 +65,6 @@ export function describeStoreConformance(
     describeMaintenanceCases(store);
     describeCircuitCases(store);
     describeRecoveryCases(store);
+    describeRecoveryPageCases(store);
   });
 }

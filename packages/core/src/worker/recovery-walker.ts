@@ -1,3 +1,4 @@
+import type { QueueEntry } from '../adapters/queue';
 import { sleep } from '../deadline';
 import type { DeliveryRecord } from '../delivery/delivery';
 import { cursorEventType, type RecoveryRecord, type RecoveryUpdate, walkCount } from '../delivery/recovery';
@@ -19,6 +20,10 @@ import { RecoveryPace } from './recovery-pace';
  * replay that page blindly: a delivery the dead worker replayed is pending with
  * a `recovery` trigger, or has a `recovery` attempt in its history since the
  * recovery began, and is counted instead of replayed again.
+ *
+ * A store with `replayRecoveryPage` opens a page and replays it in one step (on
+ * Redis, one script that sends back only ids): the same page, opened before any
+ * replay of it is visible, so a takeover finds it exactly as above.
  */
 
 /** The `bulkRecovery` option of {@link createWorker}. */
@@ -188,6 +193,7 @@ export class RecoveryWalker {
 
   /** Replays the next page of failed deliveries, or moves to the next event type, or completes. */
   async #nextPage(record: RecoveryRecord): Promise<RecoveryRecord | null> {
+    if (this.#engine.store.replayRecoveryPage) return this.#nextPageInStore(record);
     const page = await listWindowPage(this.#engine, record, {
       eventType: cursorEventType(record),
       beforeId: record.cursorId,
@@ -195,25 +201,49 @@ export class RecoveryWalker {
       status: 'failed',
     });
     const last = page.at(-1);
-    if (!last) {
-      if (record.cursorTypeIndex + 1 < walkCount(record)) {
-        return this.#write(record, {
-          cursorTypeIndex: record.cursorTypeIndex + 1,
-          cursorId: null,
-          leaseUntil: this.#leaseEnd(),
-        });
-      }
-      return this.#write(record, {
-        status: 'completed',
-        completedAt: this.#engine.clock(),
-        leaseUntil: null,
-      });
-    }
+    if (!last) return this.#endTypeWalk(record);
     // Written before the first replay: a worker that takes over finds the page open and re-examines it.
     const opened = await this.#write(record, { pageEndId: last.id, leaseUntil: this.#leaseEnd() });
     if (!opened) return null;
     const replayed = await this.#replayAll(page);
     return this.#closePage(opened, last.id, replayed);
+  }
+
+  /**
+   * The same page where the store opens and replays it in one step (`replayRecoveryPage`):
+   * no record travels to the worker, and what is left here is queueing the replays (a store
+   * linked to its queue has queued them already) and closing the page.
+   */
+  async #nextPageInStore(record: RecoveryRecord): Promise<RecoveryRecord | null> {
+    const now = this.#engine.clock();
+    const replay = await this.#engine.store.replayRecoveryPage?.(record, {
+      limit: this.#settings.pageSize,
+      now,
+      leaseUntil: now + this.#leaseMs,
+    });
+    if (!replay) return null;
+    const endId = replay.recovery.pageEndId;
+    if (endId === null) return this.#endTypeWalk(record);
+    await this.#enqueue(
+      replay.replayedIds.map((deliveryId) => ({ deliveryId, agencyId: record.agencyId, runAt: now })),
+    );
+    return this.#closePage(replay.recovery, endId, replay.replayedIds.length);
+  }
+
+  /** No failed delivery is left of the current event type: on to the next one, or the walk is complete. */
+  #endTypeWalk(record: RecoveryRecord): Promise<RecoveryRecord | null> {
+    if (record.cursorTypeIndex + 1 < walkCount(record)) {
+      return this.#write(record, {
+        cursorTypeIndex: record.cursorTypeIndex + 1,
+        cursorId: null,
+        leaseUntil: this.#leaseEnd(),
+      });
+    }
+    return this.#write(record, {
+      status: 'completed',
+      completedAt: this.#engine.clock(),
+      leaseUntil: null,
+    });
   }
 
   /**
@@ -246,7 +276,7 @@ export class RecoveryWalker {
     if (row.status === 'pending') {
       if (row.nextAttemptTrigger !== 'recovery') return false;
       // The dead worker may have died between its replay's write and its enqueue.
-      await this.#enqueue([row]);
+      await this.#enqueue([queueEntryOf(row)]);
       return true;
     }
     const attempts = await this.#engine.store.listAttempts(row.id);
@@ -256,7 +286,7 @@ export class RecoveryWalker {
     if (replayedBefore) return true;
     if (row.status !== 'failed') return false;
     const saved = await writeReplay(this.#engine, row, 'recovery');
-    if (saved) await this.#enqueue([saved]);
+    if (saved) await this.#enqueue([queueEntryOf(saved)]);
     return saved !== null;
   }
 
@@ -266,10 +296,9 @@ export class RecoveryWalker {
    * taken over) may be attempted twice at worst, and the store's compare-and-set records one of
    * the two (at-least-once, as a lost entry's repair).
    */
-  async #enqueue(records: readonly DeliveryRecord[]): Promise<void> {
-    if (records.length === 0) return;
+  async #enqueue(entries: readonly QueueEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     const { queue } = this.#engine;
-    const entries = records.map(queueEntryOf);
     if (queue.enqueueMissing) await queue.enqueueMissing(entries);
     else for (const entry of entries) await queue.enqueue(entry);
   }
@@ -291,7 +320,7 @@ export class RecoveryWalker {
       }
     };
     await Promise.all(Array.from({ length: Math.min(REPLAYS_AT_ONCE, page.length) }, lane));
-    await this.#enqueue(replayed);
+    await this.#enqueue(replayed.map(queueEntryOf));
     return replayed.length;
   }
 

@@ -4,6 +4,9 @@ import type {
   DeliveryRecord,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
+  RecoveryPageOptions,
+  RecoveryPageReplay,
+  RecoveryRecord,
   StoreCapabilities,
   TransactionOptions,
   WebhookStore,
@@ -32,6 +35,7 @@ import { createDeliveryLister } from './delivery-list';
 import { createDeliveryUpdater } from './delivery-updates';
 import { createFilterRepair } from './filter-repair';
 import { createRecoveryOperations } from './recovery-operations';
+import { createRecoveryPageReplayer } from './recovery-page';
 import { decodeAttempts, decodeDelivery, decodeDeliveryPairs } from './store-codec';
 import {
   insertDeliveryLinkedScript,
@@ -93,6 +97,12 @@ export interface RedisWebhookStore extends WebhookStore {
    * is the insert-time alternative.
    */
   purgeDeliveries(options: PurgeDeliveriesOptions): Promise<number>;
+  /**
+   * Opens a bulk recovery's next page and replays it in one script (see
+   * `WebhookStore.replayRecoveryPage`): only ids come back, and a linked store queues
+   * the replays in the same step.
+   */
+  replayRecoveryPage(recovery: RecoveryRecord, page: RecoveryPageOptions): Promise<RecoveryPageReplay | null>;
   /** Quits the client when the store opened it (never an injected one). Idempotent. */
   close(): Promise<void>;
 }
@@ -138,6 +148,7 @@ export function createRedisStoreOn(
   const repairFilterIndexes = createFilterRepair(client, keys);
   const listDeliveries = createDeliveryLister(client, keys, repairFilterIndexes);
   const countDeliveries = createDeliveryCounter(client, keys, repairFilterIndexes);
+  const updateDelivery = createDeliveryUpdater(client, keys, link);
   let closed = false;
 
   return {
@@ -200,7 +211,9 @@ export function createRedisStoreOn(
       return countDeliveries(agencyId, filter);
     },
 
-    updateDelivery: createDeliveryUpdater(client, keys, link),
+    updateDelivery,
+
+    replayRecoveryPage: createRecoveryPageReplayer(client, keys, link, repairFilterIndexes, updateDelivery),
 
     async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
       return decodeAttempts(await listAttemptsScript.run(client, [deliveryKey(keys.base, deliveryId)], []));
