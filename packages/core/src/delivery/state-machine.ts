@@ -117,7 +117,7 @@ export function canReplay(record: DeliveryRecord): boolean {
  * That attempt is recorded with `trigger` (`replay` for a manual replay,
  * `recovery` when a bulk recovery asked for it).
  *
- * @throws {@link DeliveryNotReplayableError} when the delivery is not `failed`.
+ * @throws `DeliveryNotReplayableError` (from the main entry) when the delivery is not `failed`.
  */
 export function replayUpdate(
   record: DeliveryRecord,
