@@ -132,11 +132,14 @@ export function describeRecoveryPageCases(store: () => WebhookStore): void {
       await store().insertDelivery(large);
       const recovery = await startRecovery(store());
 
+      // Compared with what the store holds: PostgreSQL's text, for one, keeps no unpaired surrogate.
+      const stored = await Promise.all([unpaired, large].map((record) => store().getDelivery(record.id)));
+
       const replay = await replayPage(recovery);
       expect(replay?.replayedIds).toEqual(newestFirst([attempted, unpaired, large]));
       await expectReplayedExactly(
         store(),
-        [saved as DeliveryRecord, unpaired, large],
+        [saved, ...stored].map((record) => record as DeliveryRecord),
         replay?.replayedIds ?? [],
       );
     });

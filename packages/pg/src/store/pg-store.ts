@@ -10,6 +10,8 @@ import {
   type ListConfigsOptions,
   type ListDeliveriesOptions,
   type PurgeDeliveriesOptions,
+  type RecoveryPageOptions,
+  type RecoveryPageReplay,
   type RecoveryRecord,
   type RecoveryUpdate,
   type SetSigningSecretOptions,
@@ -38,6 +40,7 @@ import { type CircuitRow, circuitParams, circuitStatements, toCircuitRecord } fr
 import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';
 import { countStatements, listStatements } from './list-statements';
+import { type RecoveryPageRow, recoveryPageStatements, toRecoveryPageReplay } from './recovery-page';
 import {
   type RecoveryRow,
   recoveryParams,
@@ -107,6 +110,7 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   const pickListStatement = listStatements(schema);
   const pickCountStatement = countStatements(schema);
   const attempts = attemptStatements(schema);
+  const pickRecoveryPage = recoveryPageStatements(schema);
 
   const query = async <Row extends object>(stmt: Statement, values: unknown[]): Promise<Row[]> => {
     await context.ensureMigrated();
@@ -238,6 +242,15 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
         recoveryUpdateParams(recoveryId, expectedVersion, update),
       );
       return row ? toRecoveryRecord(row) : null;
+    },
+
+    async replayRecoveryPage(
+      recovery: RecoveryRecord,
+      page: RecoveryPageOptions,
+    ): Promise<RecoveryPageReplay | null> {
+      const [stmt, values] = pickRecoveryPage(recovery, page);
+      const [row] = await query<RecoveryPageRow>(stmt, values);
+      return toRecoveryPageReplay(recovery, row);
     },
 
     async listRunningRecoveries(limit: number): Promise<RecoveryRecord[]> {

@@ -57,7 +57,8 @@ export interface RecoveryStatements {
   listRunning: Statement;
 }
 
-const RECOVERY_COLUMNS =
+/** The recovery table's columns, in the order of {@link RecoveryRow}. */
+export const RECOVERY_COLUMNS =
   'id, agency_id, status, since, until, event_types, matched, replayed, cursor_type_index, cursor_id, ' +
   'page_end_id, lease_until, created_at, completed_at, version';
 
