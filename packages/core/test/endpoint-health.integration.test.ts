@@ -88,7 +88,8 @@ describe('endpoint health and auto-disable, through a real HTTPS receiver', () =
     const firstAt = clock.now();
     const first = await webhooks.emit(jobCancelled('agency-a', 1));
     await harness.waitForStatus('agency-a', first?.deliveryId as string, 'failed');
-    const failing = await webhooks.getEndpointHealth('agency-a');
+    // The attempt's breaker write lands after its status: the clock moves only once it has.
+    const failing = await harness.waitForHealth('agency-a', (health) => health.consecutiveFailures === 2);
     expect(failing).toMatchObject({ state: 'failing', consecutiveFailures: 2, lastSuccessAt: null });
     expect(failing.failingSince).toBeGreaterThanOrEqual(firstAt);
     expect(failing.lastFailureAt).toBeGreaterThanOrEqual(failing.failingSince as number);
@@ -163,6 +164,7 @@ describe('endpoint health and auto-disable, through a real HTTPS receiver', () =
     await harness.configure('agency-a');
     const first = await webhooks.emit(jobCancelled('agency-a', 1));
     await harness.waitForStatus('agency-a', first?.deliveryId as string, 'failed');
+    await harness.waitForHealth('agency-a', (health) => health.consecutiveFailures === 2);
     clock.advance(6 * 86_400_000);
     const second = await webhooks.emit(jobCancelled('agency-a', 2));
     await harness.waitForStatus('agency-a', second?.deliveryId as string, 'failed');
@@ -187,6 +189,7 @@ describe('endpoint health and auto-disable, through a real HTTPS receiver', () =
     await harness.configure('agency-a');
     const first = await webhooks.emit(jobCancelled('agency-a', 1));
     await harness.waitForStatus('agency-a', first?.deliveryId as string, 'failed');
+    await harness.waitForHealth('agency-a', (health) => health.consecutiveFailures === 2);
     expect((await webhooks.getConfig('agency-a')).enabled, 'a minute has not passed').toBe(true);
     clock.advance(60_000);
     await webhooks.emit(jobCancelled('agency-a', 2));
