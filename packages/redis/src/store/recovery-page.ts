@@ -29,11 +29,13 @@ import { decodeDelivery } from './store-codec';
  * listing a page and replaying it with compare-and-sets moves every record to the
  * worker and back, twice parsed.
  *
- * The replay's update is rebuilt in Lua from the record (`r`) and its last update
- * (`u`), as core's `replayUpdate` makes it. Two kinds of record are left to the
- * worker instead, in the same page: text that Redis's JSON decoder refuses (an
- * unpaired surrogate, which JavaScript's JSON allows) and numbers it would round
- * (it keeps 14 significant digits). The store replays those right after the script
+ * The replay's update is written in Lua from the last update (`u`), or from the
+ * record (`r`) for a delivery never updated, as core's `replayUpdate` makes it: as
+ * text when `u` has the shape the worker writes, through cjson otherwise. Three kinds
+ * of record are left to the worker instead, in the same page: text that Redis's JSON
+ * decoder refuses (an unpaired surrogate, which JavaScript's JSON allows), numbers it
+ * would round (it keeps 14 significant digits), and a never-updated record over
+ * 16 KB (decoding it would hold Redis up). The store replays those right after the script
  * with an ordinary compare-and-set; the page is open by then, so a walk that dies
  * in between leaves them to the worker that takes the recovery over.
  */
@@ -55,11 +57,27 @@ function replayPageSource(linked: boolean): string {
 ${linked ? `${queueLua('enqueue_entry')}\n${queueTableLua(5, 2)}` : ''}
 local UPDATE_NUMBERS = { 'attempt', 'lastAttemptAt', 'deliveredAt', 'lastResponseCode' }
 
+-- The common last update, as the worker writes it (ownUpdate's fields in their order, a
+-- failed delivery without a retry): rewritten as text, every other field kept byte for byte.
+-- Nil for any other shape, which goes through cjson below.
+local function replay_text(u, now_text)
+  local attempt, rest = string.match(u,
+    '^{"status":"failed","attempt":(%d+),"maxAttempts":%d+,"nextRetryAt":null,(.*),"nextAttemptTrigger":"%a+"}$')
+  if not attempt or #attempt > 9 then return nil end
+  if not string.find(rest, '^"lastAttemptAt":[^,]*,"deliveredAt":[^,]*,"lastResponseCode":[^,]*,"lastErrorMessage":') then
+    return nil
+  end
+  return '{"status":"pending","attempt":' .. attempt .. ',"maxAttempts":' .. (tonumber(attempt) + 1) ..
+    ',"nextRetryAt":' .. now_text .. ',' .. rest .. ',"nextAttemptTrigger":"recovery"}'
+end
+
 -- The update core's replayUpdate writes, as JSON; nil when cjson cannot carry it exactly.
 -- The last update holds every field it needs (older releases' lack only the trigger, which
 -- the replay sets), so the record is read only for a delivery never updated, and only when
 -- short: a large payload would hold Redis up for the whole page.
-local function replay_update(hash, u, now)
+local function replay_update(hash, u, now, now_text)
+  local text = u and replay_text(u, now_text)
+  if text then return text end
   local source = u
   if not source then
     if redis.call('HSTRLEN', hash, 'r') > ${MAX_DECODED_RECORD_BYTES} then return nil end
@@ -104,7 +122,7 @@ local out = {}
 for _, entry in ipairs(page) do
   local id = entry[1]
   local hash = base .. 'd:' .. id
-  local update = replay_update(hash, entry[2], now)
+  local update = replay_update(hash, entry[2], now, ARGV[12])
   if update then
     redis.call('HSET', hash, 's', 'pending', 'u', update)
     redis.call('ZREM', base .. 'ix:failed:' .. agency, id)
