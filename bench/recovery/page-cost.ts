@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DeliveryQueue, DeliveryRecord, RecoveryRecord, WebhookStore } from '@svc/webhooks-core';
 import { replayUpdate } from '@svc/webhooks-core/adapter-kit';
-import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import { makeDeliveryRecord, makeRecoveryRecord } from '@svc/webhooks-core/testing';
 import { Redis } from 'ioredis';
 import { createIdGenerator } from '../../packages/core/src/ids';
 import { createPgQueue, createPgStore } from '../../packages/pg/src/index';
@@ -188,23 +188,9 @@ async function measure(backend: Backend, path: Path, payload: Payload): Promise<
   const { store, queue, serverCpuMs, close } = await open(backend, name);
   try {
     await insertFailed(store, PAYLOADS[payload]);
-    let { recovery } = await store.createRecovery({
-      id: `rcv-${RUN_ID}`,
-      agencyId: AGENCY,
-      status: 'running',
-      since: T0,
-      until: T0 + RECOVERED,
-      eventTypes: null,
-      matched: RECOVERED,
-      replayed: 0,
-      cursorTypeIndex: 0,
-      cursorId: null,
-      pageEndId: null,
-      leaseUntil: null,
-      createdAt: T0,
-      completedAt: null,
-      version: 1,
-    });
+    let { recovery } = await store.createRecovery(
+      makeRecoveryRecord({ agencyId: AGENCY, since: T0, until: T0 + RECOVERED, matched: RECOVERED }),
+    );
     const step = path === 'in the store' ? pageInStore : pageThroughWorker;
     const serverBefore = await serverCpuMs();
     const cpuBefore = process.cpuUsage();

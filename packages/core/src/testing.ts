@@ -14,7 +14,7 @@
  * @packageDocumentation
  * @module @svc/webhooks-core/testing
  */
-export { makeDeliveryId, makeDeliveryRecord } from './testing/delivery-record-builder';
+export { makeDeliveryId, makeDeliveryRecord, makeRecoveryRecord } from './testing/delivery-record-builder';
 export type { QueueConformanceOptions, QueueFactoryResult } from './testing/queue-conformance';
 export { describeQueueConformance } from './testing/queue-conformance';
 export type { StoreFactoryResult } from './testing/store-conformance';

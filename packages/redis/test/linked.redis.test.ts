@@ -1,5 +1,5 @@
 import type { DeliveryUpdate } from '@svc/webhooks-core';
-import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import { makeDeliveryRecord, makeRecoveryRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRedisStore, createRedisWebhooks, type RedisWebhooks } from '../src/index';
@@ -170,23 +170,9 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
       }),
     );
     for (const record of records) await linked.store.insertDelivery(record);
-    const { recovery } = await linked.store.createRecovery({
-      id: 'rcv-1',
-      agencyId: 'agency-a',
-      status: 'running',
-      since: T0 - 60_000,
-      until: T0,
-      eventTypes: null,
-      matched: 3,
-      replayed: 0,
-      cursorTypeIndex: 0,
-      cursorId: null,
-      pageEndId: null,
-      leaseUntil: null,
-      createdAt: T0,
-      completedAt: null,
-      version: 1,
-    });
+    const { recovery } = await linked.store.createRecovery(
+      makeRecoveryRecord({ since: T0 - 60_000, until: T0, matched: 3 }),
+    );
     const replay = await linked.store.replayRecoveryPage(recovery, {
       limit: 10,
       now: T0 + 5,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DeliveryRecord, ListDeliveriesOptions } from '@svc/webhooks-core';
-import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import { makeDeliveryRecord, makeRecoveryRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRedisStore, type RedisWebhookStore } from '../src/index';
@@ -128,23 +128,9 @@ describeRedis('Redis list filters: layout and repair', () => {
     await redis.del(key('ix-type:agency-a'), key('ix-entity:agency-a'));
     await redis.hdel(key('list-skew'), 'agency-a');
     for (const record of records) await redis.hdel(key(`d:${record.id}`), 'y', 'n');
-    const { recovery } = await store.createRecovery({
-      id: 'rcv-legacy',
-      agencyId: 'agency-a',
-      status: 'running',
-      since: T0,
-      until: T0 + 30 * MINUTE,
-      eventTypes: ['job_cancelled'],
-      matched: 3,
-      replayed: 0,
-      cursorTypeIndex: 0,
-      cursorId: null,
-      pageEndId: null,
-      leaseUntil: null,
-      createdAt: T0,
-      completedAt: null,
-      version: 1,
-    });
+    const { recovery } = await store.createRecovery(
+      makeRecoveryRecord({ since: T0, until: T0 + 30 * MINUTE, eventTypes: ['job_cancelled'], matched: 3 }),
+    );
     const page = { now: T0, leaseUntil: T0 + MINUTE };
     const cancelled = expected(records, (record) => record.eventType === 'job_cancelled');
     const first = await store.replayRecoveryPage(recovery, { ...page, limit: 1 });

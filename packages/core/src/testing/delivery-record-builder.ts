@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveryRecord } from '../delivery/delivery';
+import { newRecoveryRecord, type RecoveryRecord } from '../delivery/recovery';
 import { newId } from '../ids';
 
 /**
@@ -57,6 +58,32 @@ export function makeDeliveryRecord(overrides: Partial<DeliveryRecord> = {}): Del
     lastErrorMessage: null,
     lastResponseExcerpt: null,
     nextAttemptTrigger: 'automatic',
+    ...overrides,
+  };
+}
+
+/**
+ * Test data builder: a new `running` bulk recovery of `agency-a` over the day before
+ * `BASE_TIME`, every event type, nothing walked yet (version 1), as `recoverDeliveries`
+ * stores one. Every field can be overridden; nothing else is derived from the overrides.
+ *
+ * @param overrides - Fields to set instead of the defaults.
+ * @example
+ * ```ts
+ * const { recovery } = await store.createRecovery(makeRecoveryRecord({ since, until }));
+ * ```
+ */
+export function makeRecoveryRecord(overrides: Partial<RecoveryRecord> = {}): RecoveryRecord {
+  return {
+    ...newRecoveryRecord({
+      id: `rcv_${randomUUID()}`,
+      agencyId: 'agency-a',
+      since: BASE_TIME - 86_400_000,
+      until: BASE_TIME,
+      eventTypes: null,
+      matched: 0,
+      now: BASE_TIME,
+    }),
     ...overrides,
   };
 }
