@@ -143,9 +143,9 @@ describeRedis('Redis queue: fair claims across agencies', () => {
       expect(await redis.hexists(queue.keys.capped, 'agency-a'), 'agency-a is at its cap').toBe(1);
       expect(await queue.ack(held as Claim)).toBe(true);
       await expect.poll(() => messages, { timeout: 5_000 }).toContain('*agency-a');
-      expect(messages, 'two enqueues, then the agency back from its cap').toEqual([
-        'agency-a-0',
-        'agency-a-1',
+      expect(messages, 'two enqueues (id and due time), then the agency back from its cap').toEqual([
+        `agency-a-0 ${T0 - 10}`,
+        `agency-a-1 ${T0 - 9}`,
         '*agency-a',
       ]);
     } finally {

@@ -146,6 +146,27 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
     }
   });
 
+  it('waitForWork wakes on a delivery enqueued again right after this process claimed it (a replay)', async () => {
+    const other = createRedisQueue({ redis: REDIS_URL, prefix });
+    try {
+      await untilSubscribed();
+      await queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 });
+      await queue.waitForWork({ timeoutMs: 5_000 });
+      const [claim] = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 });
+      expect(await queue.ack(claim!)).toBe(true);
+      // Replayed from elsewhere a moment later: a new entry for the same delivery.
+      const started = Date.now();
+      const waiting = queue.waitForWork({ timeoutMs: 20_000 });
+      setTimeout(() => void other.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 + 5 }), 100);
+      await waiting;
+      expect(Date.now() - started, 'woken by the replay, well before the 20 s timeout').toBeLessThan(10_000);
+      const claims = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 + 5 });
+      expect(claims.map((entry) => entry.deliveryId)).toEqual(['d1']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers the claim right after a short one locally, until a wake-up says something was enqueued', async () => {
     const other = createRedisQueue({ redis: REDIS_URL, prefix });
     try {

@@ -43,7 +43,7 @@ describeRedis('WakeupListener: which wake-up messages a claim has answered', () 
     await publish('d1', 'd2');
     const since = listener.seq;
     await publish('d3', 'd4');
-    listener.answered(since, ['d4']);
+    listener.answered(since, [{ deliveryId: 'd4', runAt: 4 }]);
     expect(listener.quiet, 'd3 came after the claim began and was not claimed').toBe(false);
     listener.answered(listener.seq);
     expect(listener.quiet).toBe(true);
@@ -54,8 +54,32 @@ describeRedis('WakeupListener: which wake-up messages a claim has answered', () 
     listener.answered(2);
     expect(listener.quiet, 'd1’s second message came after sequence 2').toBe(false);
     // d2 (sequence 2) was answered above: only d1 is left, and a claim returning it answers it.
-    listener.answered(2, ['d1']);
+    listener.answered(2, [{ deliveryId: 'd1', runAt: 1 }]);
     expect(listener.quiet).toBe(true);
+  });
+
+  it('a claimed entry’s own message is old news; the same delivery enqueued again is news', async () => {
+    listener.answered(listener.seq, [
+      { deliveryId: 'd1', runAt: 1_000 },
+      { deliveryId: 'd2', runAt: 2_000 },
+    ]);
+    const before = listener.seq;
+    // d1's message trails the claim that took it; d2 was replayed after its claim, at a later due time.
+    await publisher.publish(channel, 'd1 1000');
+    await publish('d2 2500');
+    expect(listener.seq, 'only d2’s second enqueue counted').toBe(before + 1);
+    expect(listener.quiet, 'd2 is waiting for a claim').toBe(false);
+    listener.answered(listener.seq);
+    await publish('d1 1000');
+    expect(listener.quiet, 'd1 again, after its trailing message was seen: news').toBe(false);
+  });
+
+  it('a message without a due time (an earlier version’s) is old news only right after its claim', async () => {
+    listener.answered(listener.seq, [{ deliveryId: 'd1', runAt: 1_000 }]);
+    const before = listener.seq;
+    await publisher.publish(channel, 'd1');
+    await publish('d1');
+    expect(listener.seq, 'the first trailed the claim, the second is news').toBe(before + 1);
   });
 
   it('a wait resolves at once while a message is unanswered, and waits again once it is answered', async () => {

@@ -225,10 +225,7 @@ export function createRedisQueueOn(
         excluded: new Set(excludeAgencies),
         seq: since,
       });
-      listener?.answered(
-        since,
-        claims.map((claim) => claim.deliveryId),
-      );
+      listener?.answered(since, claims);
       if (link && claims.length > 0) {
         const ids = claims.map((claim) => claim.deliveryId);
         link.snapshots.keep(

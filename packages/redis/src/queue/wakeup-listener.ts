@@ -1,3 +1,4 @@
+import { setNewest } from '@svc/webhooks-core/adapter-kit';
 import type { ChannelSubscription } from '../connection/channel-subscription';
 
 /**
@@ -5,8 +6,9 @@ import type { ChannelSubscription } from '../connection/channel-subscription';
  * queue's channel, and the queue's subscriber connection resolves the waiting
  * `waitForWork` calls.
  *
- * Each message names the enqueued delivery, or `*<agencyId>` when an agency set
- * aside at its cap dropped a lease (its due entries are claimable again). Messages that arrive while nobody
+ * Each message names the enqueued entry (`<deliveryId> <runAt>`), or `*<agencyId>`
+ * when an agency set aside at its cap dropped a lease (its due entries are
+ * claimable again). Messages that arrive while nobody
  * waits are kept as "unanswered" until a claim answers them: a claim answers
  * every message received before it began, and those of the deliveries it
  * returned. A wait returns at once while any message is unanswered (the entry
@@ -20,8 +22,28 @@ import type { ChannelSubscription } from '../connection/channel-subscription';
 const SOMETHING_DUE = '*';
 /** Unanswered messages kept at most; older ones count as answered (a wait still ends on its timeout). */
 const MAX_UNANSWERED = 10_000;
-/** Recently claimed deliveries remembered, for messages that trail their claim. */
+/** Recently claimed entries remembered, for messages that trail their claim. */
 const MAX_RECENTLY_CLAIMED = 1_024;
+
+/** An entry a claim returned: the delivery and the due time it was enqueued with. */
+export interface ClaimedEntry {
+  deliveryId: string;
+  runAt: number;
+}
+
+/**
+ * Splits a message into the delivery (or `*agency`) it announces and the due
+ * time it was enqueued with; `runAt` is undefined for an agency's message and
+ * for one published without a due time (by an earlier version).
+ */
+function parseMessage(message: string): { key: string; runAt: number | undefined } {
+  const space = message.lastIndexOf(' ');
+  if (message.startsWith('*') || space < 0) return { key: message, runAt: undefined };
+  const runAt = Number(message.slice(space + 1));
+  return Number.isFinite(runAt)
+    ? { key: message.slice(0, space), runAt }
+    : { key: message, runAt: undefined };
+}
 
 export class WakeupListener {
   #waiters = new Set<() => void>();
@@ -29,8 +51,13 @@ export class WakeupListener {
   /** Message sequence number, and the unanswered messages: deliveryId → sequence number. */
   #seq = 0;
   readonly #unanswered = new Map<string, number>();
-  /** Deliveries this process claimed lately: their messages, when they trail the claim's reply, are old news. */
-  readonly #recentlyClaimed = new Set<string>();
+  /**
+   * Entries this process claimed lately (deliveryId → due time): their own
+   * messages, when they trail the claim's reply, are old news. A later enqueue
+   * of the same delivery (a replay, a recovery) has another due time and wakes
+   * a worker as any enqueue does.
+   */
+  readonly #recentlyClaimed = new Map<string, number>();
 
   constructor(
     private readonly subscription: ChannelSubscription,
@@ -57,17 +84,12 @@ export class WakeupListener {
     return this.#unanswered.size === 0;
   }
 
-  /** A claim that began at sequence `since` has run and returned `deliveryIds`: those messages are answered. */
-  answered(since: number, deliveryIds: Iterable<string> = []): void {
+  /** A claim that began at sequence `since` has run and returned `claimed`: those messages are answered. */
+  answered(since: number, claimed: Iterable<ClaimedEntry> = []): void {
     for (const [id, seq] of this.#unanswered) if (seq <= since) this.#unanswered.delete(id);
-    for (const id of deliveryIds) {
-      this.#unanswered.delete(id);
-      this.#recentlyClaimed.add(id);
-    }
-    while (this.#recentlyClaimed.size > MAX_RECENTLY_CLAIMED) {
-      const oldest = this.#recentlyClaimed.values().next();
-      if (oldest.done) break;
-      this.#recentlyClaimed.delete(oldest.value);
+    for (const { deliveryId, runAt } of claimed) {
+      this.#unanswered.delete(deliveryId);
+      setNewest(this.#recentlyClaimed, deliveryId, runAt, MAX_RECENTLY_CLAIMED);
     }
   }
 
@@ -111,9 +133,15 @@ export class WakeupListener {
       .catch(() => {});
   }
 
-  #onMessage(deliveryId: string): void {
+  #onMessage(message: string): void {
+    const { key: deliveryId, runAt } = parseMessage(message);
     // The message and the claim's reply travel on two connections; the message may come second.
-    if (this.#recentlyClaimed.delete(deliveryId)) return;
+    // Pub/sub keeps order, so once a later enqueue's message is here, the claimed one's is past.
+    const claimedRunAt = this.#recentlyClaimed.get(deliveryId);
+    if (claimedRunAt !== undefined) {
+      this.#recentlyClaimed.delete(deliveryId);
+      if (runAt === undefined || runAt === claimedRunAt) return;
+    }
     this.#seq += 1;
     this.#unanswered.delete(deliveryId);
     this.#unanswered.set(deliveryId, this.#seq);
