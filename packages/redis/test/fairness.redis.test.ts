@@ -153,6 +153,26 @@ describeRedis('Redis queue: fair claims across agencies', () => {
     }
   });
 
+  it('enqueueMissing announces each agency it added entries for once, not each entry', async () => {
+    const subscriber = redis.duplicate();
+    const messages: string[] = [];
+    try {
+      subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+      await subscriber.subscribe(queue.keys.wakeChannel);
+      await queue.enqueue({ deliveryId: 'queued', agencyId: 'agency-c', runAt: T0 });
+      const added = await queue.enqueueMissing([
+        ...backlog('agency-a', 3, T0),
+        ...backlog('agency-b', 2, T0),
+        { deliveryId: 'queued', agencyId: 'agency-c', runAt: T0 },
+      ]);
+      expect(added, 'the entry already queued is left alone').toBe(5);
+      await expect.poll(() => messages.length, { timeout: 5_000 }).toBe(3);
+      expect(messages).toEqual([`queued ${T0}`, '*agency-a', '*agency-b']);
+    } finally {
+      subscriber.disconnect();
+    }
+  });
+
   it('a claim visits a bounded number of agencies, then has the caller claim again at once', async () => {
     // A worker whose clock is ahead promotes 100 agencies; to a claim at an earlier time
     // none of them is due, and the one that is sits behind them in the rotation.

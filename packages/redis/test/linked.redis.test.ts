@@ -29,6 +29,7 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
   let redis: Redis;
   let prefix: string;
   let linked: RedisWebhooks;
+  let subscribers: Redis[] = [];
 
   beforeAll(() => {
     admin = connectTestRedis();
@@ -42,10 +43,22 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
     linked = createRedisWebhooks({ redis, prefix, wakeups: false });
   });
   afterEach(async () => {
+    for (const subscriber of subscribers) subscriber.disconnect();
+    subscribers = [];
     await linked.close();
     await redis.quit();
     await removeKeys(admin, prefix);
   });
+
+  /** Collects the queue's wake-up messages from now on (closed after the test). */
+  async function listenForWakeups(): Promise<{ received: string[] }> {
+    const subscriber = redis.duplicate();
+    subscribers.push(subscriber);
+    const messages = { received: [] as string[] };
+    subscriber.on('message', (_channel: string, message: string) => messages.received.push(message));
+    await subscriber.subscribe(linked.queue.keys.wakeChannel);
+    return messages;
+  }
 
   it('insertDelivery queues a new pending delivery in the same step, and the emit’s enqueue costs no round trip', async () => {
     // Warm up: the connection's handshake and the script cache are not what is counted.
@@ -173,12 +186,14 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
     const { recovery } = await linked.store.createRecovery(
       makeRecoveryRecord({ since: T0 - 60_000, until: T0, matched: 3 }),
     );
+    const messages = await listenForWakeups();
     const replay = await linked.store.replayRecoveryPage(recovery, {
       limit: 10,
       now: T0 + 5,
       leaseUntil: T0 + LEASE,
     });
     expect(replay?.replayedIds).toHaveLength(3);
+    await expect.poll(() => messages.received, { timeout: 5_000 }).toEqual(['*agency-a']);
     const entries = (replay?.replayedIds ?? []).map((deliveryId) => ({
       deliveryId,
       agencyId: 'agency-a',

@@ -116,12 +116,14 @@ end`,
 -- Makes the delivery due at run_at, replacing any entry and dropping its claim.
 -- The wake-up message names the entry (id and due time), so a listener tells
 -- this enqueue from an earlier one of the same delivery (wakeup-listener.ts).
-local function enqueue_entry(q, id, agency, run_at)
+-- A script that enqueues many entries passes batched = true and announces each
+-- agency once at its end (\`*<agencyId>\`), as one message wakes a worker as well as many.
+local function enqueue_entry(q, id, agency, run_at, batched)
   local previous = redis.call('HGET', q.agencies, id)
   if previous and not drop_claim(q, id, previous) then unqueue(q, id, previous) end
   if previous ~= agency then redis.call('HSET', q.agencies, id, agency) end
   add_due(q, agency, id, run_at)
-  redis.call('PUBLISH', q.channel, id .. ' ' .. run_at)
+  if not batched then redis.call('PUBLISH', q.channel, id .. ' ' .. run_at) end
 end`,
   },
   remove_entry: {

@@ -32,13 +32,18 @@ return 1
 export const enqueueMissingScript = new LuaScript(
   'enqueueMissing',
   `${prelude('enqueue_entry')}
-local added = 0
+local added, announced = 0, {}
 for i = 3, #ARGV, 3 do
   if redis.call('HEXISTS', q.agencies, ARGV[i]) == 0 then
-    enqueue_entry(q, ARGV[i], ARGV[i + 1], ARGV[i + 2])
+    enqueue_entry(q, ARGV[i], ARGV[i + 1], ARGV[i + 2], true)
     added = added + 1
+    if not announced[ARGV[i + 1]] then
+      announced[ARGV[i + 1]] = true
+      announced[#announced + 1] = ARGV[i + 1]
+    end
   end
 end
+for _, agency in ipairs(announced) do redis.call('PUBLISH', q.channel, '*' .. agency) end
 return added
 `,
 );

@@ -118,7 +118,7 @@ if answer == 'repair' then return 'repair' end
 if #page == 0 then return {} end
 
 redis.call('HSET', KEYS[1], 'pageEndId', page[#page][1], 'leaseUntil', ARGV[13], 'version', tonumber(version) + 1)
-local out = {}
+local out, replayed = {}, false
 for _, entry in ipairs(page) do
   local id = entry[1]
   local hash = base .. 'd:' .. id
@@ -130,11 +130,13 @@ for _, entry in ipairs(page) do
     redis.call('ZREM', base .. 'finished:failed', id)
     redis.call('ZREM', KEYS[4], id)
     redis.call('ZADD', KEYS[3], now, id)
-    ${linked ? 'enqueue_entry(q, id, agency, now)' : ''}
+    ${linked ? 'enqueue_entry(q, id, agency, now, true)' : ''}
+    replayed = true
   end
   out[#out + 1] = id
   out[#out + 1] = update and 1 or 0
 end
+${linked ? "if replayed then redis.call('PUBLISH', q.channel, '*' .. agency) end" : ''}
 return out
 `;
 }
