@@ -206,6 +206,71 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
     expect(claims.map((claim) => claim.deliveryId).sort()).toEqual(records.map((record) => record.id).sort());
   });
 
+  it('a recovery page replaces an entry a crashed worker left claimed, and queues the rest alike', async () => {
+    const records = ['evt-1', 'evt-2', 'evt-3'].map((eventId) =>
+      makeDeliveryRecord({
+        agencyId: 'agency-a',
+        eventId,
+        createdAt: T0 - 1_000,
+        status: 'failed',
+        attempt: 5,
+        nextRetryAt: null,
+      }),
+    );
+    for (const record of records) await linked.store.insertDelivery(record);
+    const [stale] = records as [(typeof records)[number]];
+    // A worker claimed it and died before its ack; its lease is still live.
+    await linked.queue.enqueue({ deliveryId: stale.id, agencyId: 'agency-a', runAt: T0 - 500 });
+    const [abandoned] = await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 - 500 });
+    expect(abandoned?.deliveryId).toBe(stale.id);
+    const { recovery } = await linked.store.createRecovery(
+      makeRecoveryRecord({ since: T0 - 60_000, until: T0, matched: 3 }),
+    );
+    const replay = await linked.store.replayRecoveryPage(recovery, {
+      limit: 10,
+      now: T0 + 5,
+      leaseUntil: T0 + LEASE,
+    });
+    expect(replay?.replayedIds).toHaveLength(3);
+    expect(await linked.queue.counts(), 'the claim dropped, three entries due').toEqual({
+      queued: 3,
+      claimed: 0,
+    });
+    expect(await linked.queue.ack(abandoned!), 'the dead worker’s claim no longer holds').toBe(false);
+    const claims = await linked.queue.claim({ limit: 5, leaseMs: LEASE, now: T0 + 5 });
+    expect(claims.map((claim) => [claim.deliveryId, claim.runAt]).sort()).toEqual(
+      records.map((record) => [record.id, T0 + 5]).sort(),
+    );
+    expect(Number(await admin.hget(linked.queue.keys.held, 'agency-a')), 'leases counted once each').toBe(3);
+  });
+
+  it('a page larger than one variadic call replays and queues every delivery', async () => {
+    const count = 4_100;
+    const records = Array.from({ length: count }, (_, index) =>
+      makeDeliveryRecord({
+        agencyId: 'agency-a',
+        eventId: `evt-${index}`,
+        createdAt: T0 - 1_000,
+        status: 'failed',
+        attempt: 5,
+        nextRetryAt: null,
+      }),
+    );
+    await Promise.all(records.map((record) => linked.store.insertDelivery(record)));
+    const { recovery } = await linked.store.createRecovery(
+      makeRecoveryRecord({ since: T0 - 60_000, until: T0, matched: count }),
+    );
+    const replay = await linked.store.replayRecoveryPage(recovery, {
+      limit: count,
+      now: T0 + 5,
+      leaseUntil: T0 + LEASE,
+    });
+    expect(replay?.replayedIds).toHaveLength(count);
+    expect(await linked.queue.counts()).toEqual({ queued: count, claimed: 0 });
+    expect(await linked.store.countDeliveries?.('agency-a', { status: 'failed' })).toBe(0);
+    expect(await linked.store.countDeliveries?.('agency-a', { status: 'pending' })).toBe(count);
+  });
+
   it('an enqueue that differs from what the store did still runs (runAt moved by the caller)', async () => {
     const record = makeDeliveryRecord({ agencyId: 'agency-a', nextRetryAt: T0 });
     await linked.store.insertDelivery(record);

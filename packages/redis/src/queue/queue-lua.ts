@@ -40,6 +40,9 @@ export type QueueLuaFunction =
   | 'add_due'
   | 'unqueue'
   | 'enqueue_entry'
+  | 'enqueue_new_entries'
+  | 'call_chunked'
+  | 'due_at'
   | 'remove_entry'
   | 'next_due'
   | 'holds';
@@ -71,19 +74,57 @@ local function drop_claim(q, id, agency)
   return true
 end`,
   },
-  add_due: {
+  due_at: {
     needs: [],
     source: `
--- Queues an entry. It can only make its agency due sooner: in \`ready\` the agency
--- moves up to run_at; in the rotation or capped it stays where it is.
-local function add_due(q, agency, id, run_at)
-  redis.call('ZADD', q.base .. 'due:' .. agency, run_at, id)
+-- The agency has a new entry due at run_at. That can only make it due sooner: in
+-- \`ready\` it moves up to run_at; in the rotation or capped it stays where it is.
+local function due_at(q, agency, run_at)
   local head = redis.call('ZSCORE', q.ready, agency)
   if head then
     if tonumber(run_at) < tonumber(head) then redis.call('ZADD', q.ready, run_at, agency) end
   elseif not redis.call('ZSCORE', q.active, agency) and redis.call('HEXISTS', q.capped, agency) == 0 then
     redis.call('ZADD', q.ready, run_at, agency)
   end
+end`,
+  },
+  add_due: {
+    needs: ['due_at'],
+    source: `
+-- Queues an entry.
+local function add_due(q, agency, id, run_at)
+  redis.call('ZADD', q.base .. 'due:' .. agency, run_at, id)
+  due_at(q, agency, run_at)
+end`,
+  },
+  call_chunked: {
+    needs: [],
+    source: `
+-- Runs a variadic command on key over args, \`width\` values per member, in chunks:
+-- Lua's unpack holds a few thousand values at most.
+local function call_chunked(command, key, args, width)
+  local step = 512 * width
+  for first = 1, #args, step do
+    redis.call(command, key, unpack(args, first, math.min(first + step - 1, #args)))
+  end
+end`,
+  },
+  enqueue_new_entries: {
+    needs: ['due_at', 'call_chunked'],
+    source: `
+-- Queues entries of deliveries that have none (the caller made sure), all of one
+-- agency and one due time, in a few variadic calls rather than a few calls each.
+-- Announcing them is left to the caller.
+local function enqueue_new_entries(q, agency, ids, run_at)
+  if #ids == 0 then return end
+  local owners, due = {}, {}
+  for i, id in ipairs(ids) do
+    owners[2 * i - 1], owners[2 * i] = id, agency
+    due[2 * i - 1], due[2 * i] = run_at, id
+  end
+  call_chunked('HSET', q.agencies, owners, 2)
+  call_chunked('ZADD', q.base .. 'due:' .. agency, due, 2)
+  due_at(q, agency, run_at)
 end`,
   },
   unqueue: {

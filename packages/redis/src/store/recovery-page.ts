@@ -53,8 +53,18 @@ const MAX_DECODED_RECORD_BYTES = 16_384;
  * first; an empty page writes nothing.
  */
 function replayPageSource(linked: boolean): string {
+  // A replay whose delivery still has a queue entry (left by a crash) has it replaced, as
+  // updateDelivery would; the rest are queued together.
+  const queueEach = linked
+    ? `if redis.call('HEXISTS', q.agencies, id) == 1 then enqueue_entry(q, id, agency, now, true)
+    else unqueued[#unqueued + 1] = id end`
+    : '';
+  const queueAll = linked
+    ? `enqueue_new_entries(q, agency, unqueued, now)
+  redis.call('PUBLISH', q.channel, '*' .. agency)`
+    : '';
   return `${FILTERED_WALK_LUA}
-${linked ? `${queueLua('enqueue_entry')}\n${queueTableLua(5, 2)}` : ''}
+${linked ? `${queueLua('enqueue_entry', 'enqueue_new_entries')}\n${queueTableLua(5, 2)}` : queueLua('call_chunked')}
 local UPDATE_NUMBERS = { 'attempt', 'lastAttemptAt', 'deliveredAt', 'lastResponseCode' }
 
 -- The common last update, as the worker writes it (ownUpdate's fields in their order, a
@@ -118,25 +128,33 @@ if answer == 'repair' then return 'repair' end
 if #page == 0 then return {} end
 
 redis.call('HSET', KEYS[1], 'pageEndId', page[#page][1], 'leaseUntil', ARGV[13], 'version', tonumber(version) + 1)
-local out, replayed = {}, false
+-- Each replay's record is written on its own; the index moves and the queue entries of
+-- the whole page are made in a few variadic calls.
+local out, replayed, unqueued = {}, {}, {}
 for _, entry in ipairs(page) do
   local id = entry[1]
-  local hash = base .. 'd:' .. id
-  local update = replay_update(hash, entry[2], now, ARGV[12])
+  local update = replay_update(base .. 'd:' .. id, entry[2], now, ARGV[12])
   if update then
-    redis.call('HSET', hash, 's', 'pending', 'u', update)
-    redis.call('ZREM', base .. 'ix:failed:' .. agency, id)
-    redis.call('ZADD', base .. 'ix:pending:' .. agency, 0, id)
-    redis.call('ZREM', base .. 'finished:failed', id)
-    redis.call('ZREM', KEYS[4], id)
-    redis.call('ZADD', KEYS[3], now, id)
-    ${linked ? 'enqueue_entry(q, id, agency, now, true)' : ''}
-    replayed = true
+    redis.call('HSET', base .. 'd:' .. id, 's', 'pending', 'u', update)
+    replayed[#replayed + 1] = id
+    ${queueEach}
   end
   out[#out + 1] = id
   out[#out + 1] = update and 1 or 0
 end
-${linked ? "if replayed then redis.call('PUBLISH', q.channel, '*' .. agency) end" : ''}
+if #replayed > 0 then
+  local listed, due = {}, {}
+  for i, id in ipairs(replayed) do
+    listed[2 * i - 1], listed[2 * i] = 0, id
+    due[2 * i - 1], due[2 * i] = now, id
+  end
+  call_chunked('ZREM', base .. 'ix:failed:' .. agency, replayed, 1)
+  call_chunked('ZADD', base .. 'ix:pending:' .. agency, listed, 2)
+  call_chunked('ZREM', base .. 'finished:failed', replayed, 1)
+  call_chunked('ZREM', KEYS[4], replayed, 1)
+  call_chunked('ZADD', KEYS[3], due, 2)
+  ${queueAll}
+end
 return out
 `;
 }
