@@ -16,17 +16,20 @@ const MEASUREMENT_TIMEOUT_MS = 300_000;
 
 /**
  * What one measurement delivers:
- * - `fresh`: the recovered agency's deliveries as a backlog of new events (the delivery benchmark's
- *   case, within one agency's in-flight limit);
+ * - `fresh`: the recovered agency's deliveries as a backlog of new events, emitted before the
+ *   worker starts (the delivery benchmark's backlog, within one agency's in-flight limit);
+ * - `live`: the same new events emitted while the worker runs, the emits inside the timed part (the
+ *   delivery benchmark's live path: production and delivery in one window, as in a recovery);
  * - `recovery`: the same number of its `failed` deliveries, replayed by a bulk recovery;
  * - `others`: the other agencies' new events alone;
  * - `others+recovery`: the other agencies' new events while the recovery runs;
  * - `others+backlog`: the other agencies' new events while the recovered agency's backlog of new
  *   events (as `fresh`) is delivered: what any busy agency costs the others.
  */
-export type Scenario = 'fresh' | 'recovery' | 'others' | 'others+recovery' | 'others+backlog';
+export type Scenario = 'fresh' | 'live' | 'recovery' | 'others' | 'others+recovery' | 'others+backlog';
 export const SCENARIOS: readonly Scenario[] = [
   'fresh',
+  'live',
   'recovery',
   'others',
   'others+recovery',
@@ -126,6 +129,10 @@ export async function measure(
   const worker = createWorker(webhooks);
   const started = performance.now();
   await worker.start();
+  // A failed emit ends the measurement with its error (below) instead of waiting out the timeout.
+  const emitting =
+    scenario === 'live' ? emitBacklog(webhooks, [RECOVERED_AGENCY], sizes.recovered) : Promise.resolve();
+  const emitFailed = emitting.then(() => new Promise<never>(() => {}));
   let walkSeconds: number | null = null;
   let measured = false;
   if (recovers) {
@@ -146,7 +153,7 @@ export async function measure(
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), MEASUREMENT_TIMEOUT_MS);
   });
-  const ended = await Promise.race([timed.done.then(() => 'done' as const), timedOut]);
+  const ended = await Promise.race([timed.done.then(() => 'done' as const), timedOut, emitFailed]);
   clearTimeout(timer);
   const seconds = (performance.now() - started) / 1000;
   measured = true;
