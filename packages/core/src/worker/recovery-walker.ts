@@ -21,9 +21,10 @@ import { RecoveryPace } from './recovery-pace';
  * a `recovery` trigger, or has a `recovery` attempt in its history since the
  * recovery began, and is counted instead of replayed again.
  *
- * A store with `replayRecoveryPage` opens a page and replays it in one step (on
- * Redis, one script that sends back only ids): the same page, opened before any
- * replay of it is visible, so a takeover finds it exactly as above.
+ * A store with `replayRecoveryPage` opens a page and replays it in one step (one
+ * script on Redis, one statement on PostgreSQL, each sending back only ids): the
+ * same page, opened before any replay of it is visible, so a takeover finds it
+ * exactly as above.
  */
 
 /** The `bulkRecovery` option of {@link createWorker}. */

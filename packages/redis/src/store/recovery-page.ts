@@ -200,7 +200,11 @@ export function createRecoveryPageReplayer(
     );
   };
 
-  /** A delivery the script left: replayed here with a compare-and-set, when it is still failed. */
+  /**
+   * A delivery the script left: replayed here with a compare-and-set, when it is still failed.
+   * It reads the hash itself rather than through the store's `getDelivery`, which on the
+   * linked pair may answer from a claim's snapshot: this read must see what Redis holds now.
+   */
   const replayLeft = async (deliveryId: string, now: number): Promise<boolean> => {
     const [inserted, update] = await client.hmget(deliveryKey(keys.base, deliveryId), 'r', 'u');
     const current = inserted ? decodeDelivery(inserted, update) : null;
