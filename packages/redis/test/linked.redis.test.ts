@@ -1,4 +1,4 @@
-import type { DeliveryUpdate } from '@svc/webhooks-core';
+import type { DeliveryRecord, DeliveryUpdate, RecoveryRecord } from '@svc/webhooks-core';
 import { makeDeliveryRecord, makeRecoveryRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,27 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
     await redis.quit();
     await removeKeys(admin, prefix);
   });
+
+  /** Stores `count` failed deliveries of agency-a and opens a recovery over them. */
+  async function failedWithRecovery(
+    count: number,
+  ): Promise<{ records: DeliveryRecord[]; recovery: RecoveryRecord }> {
+    const records = Array.from({ length: count }, (_, index) =>
+      makeDeliveryRecord({
+        agencyId: 'agency-a',
+        eventId: `evt-${index}`,
+        createdAt: T0 - 1_000,
+        status: 'failed',
+        attempt: 5,
+        nextRetryAt: null,
+      }),
+    );
+    await Promise.all(records.map((record) => linked.store.insertDelivery(record)));
+    const { recovery } = await linked.store.createRecovery(
+      makeRecoveryRecord({ since: T0 - 60_000, until: T0, matched: count }),
+    );
+    return { records, recovery };
+  }
 
   /** Collects the queue's wake-up messages from now on (closed after the test). */
   async function listenForWakeups(): Promise<{ received: string[] }> {
@@ -172,20 +193,7 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
   });
 
   it('a recovery page replayed by the store is queued in the same script; its enqueueMissing sends nothing', async () => {
-    const records = ['evt-1', 'evt-2', 'evt-3'].map((eventId) =>
-      makeDeliveryRecord({
-        agencyId: 'agency-a',
-        eventId,
-        createdAt: T0 - 1_000,
-        status: 'failed',
-        attempt: 5,
-        nextRetryAt: null,
-      }),
-    );
-    for (const record of records) await linked.store.insertDelivery(record);
-    const { recovery } = await linked.store.createRecovery(
-      makeRecoveryRecord({ since: T0 - 60_000, until: T0, matched: 3 }),
-    );
+    const { records, recovery } = await failedWithRecovery(3);
     const messages = await listenForWakeups();
     const replay = await linked.store.replayRecoveryPage(recovery, {
       limit: 10,
@@ -207,25 +215,12 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
   });
 
   it('a recovery page replaces an entry a crashed worker left claimed, and queues the rest alike', async () => {
-    const records = ['evt-1', 'evt-2', 'evt-3'].map((eventId) =>
-      makeDeliveryRecord({
-        agencyId: 'agency-a',
-        eventId,
-        createdAt: T0 - 1_000,
-        status: 'failed',
-        attempt: 5,
-        nextRetryAt: null,
-      }),
-    );
-    for (const record of records) await linked.store.insertDelivery(record);
-    const [stale] = records as [(typeof records)[number]];
+    const { records, recovery } = await failedWithRecovery(3);
+    const [stale] = records as [DeliveryRecord];
     // A worker claimed it and died before its ack; its lease is still live.
     await linked.queue.enqueue({ deliveryId: stale.id, agencyId: 'agency-a', runAt: T0 - 500 });
     const [abandoned] = await linked.queue.claim({ limit: 1, leaseMs: LEASE, now: T0 - 500 });
     expect(abandoned?.deliveryId).toBe(stale.id);
-    const { recovery } = await linked.store.createRecovery(
-      makeRecoveryRecord({ since: T0 - 60_000, until: T0, matched: 3 }),
-    );
     const replay = await linked.store.replayRecoveryPage(recovery, {
       limit: 10,
       now: T0 + 5,
@@ -246,20 +241,7 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
 
   it('a page larger than one variadic call replays and queues every delivery', async () => {
     const count = 4_100;
-    const records = Array.from({ length: count }, (_, index) =>
-      makeDeliveryRecord({
-        agencyId: 'agency-a',
-        eventId: `evt-${index}`,
-        createdAt: T0 - 1_000,
-        status: 'failed',
-        attempt: 5,
-        nextRetryAt: null,
-      }),
-    );
-    await Promise.all(records.map((record) => linked.store.insertDelivery(record)));
-    const { recovery } = await linked.store.createRecovery(
-      makeRecoveryRecord({ since: T0 - 60_000, until: T0, matched: count }),
-    );
+    const { recovery } = await failedWithRecovery(count);
     const replay = await linked.store.replayRecoveryPage(recovery, {
       limit: count,
       now: T0 + 5,
