@@ -26,24 +26,24 @@ return 1
 /**
  * ARGV: base, channel, then triples (deliveryId, agencyId, runAt). Adds each
  * entry only when the delivery has none (queued or claimed); returns how many
- * were added. Used by the recovery sweep, which must never disturb an entry a
- * worker is holding.
+ * were added, and announces each agency given new entries once. Used by the
+ * recovery sweep, which must never disturb an entry a worker is holding.
  */
 export const enqueueMissingScript = new LuaScript(
   'enqueueMissing',
   `${prelude('enqueue_entry')}
-local added, announced = 0, {}
+local added, seen, agencies = 0, {}, {}
 for i = 3, #ARGV, 3 do
   if redis.call('HEXISTS', q.agencies, ARGV[i]) == 0 then
     enqueue_entry(q, ARGV[i], ARGV[i + 1], ARGV[i + 2], true)
     added = added + 1
-    if not announced[ARGV[i + 1]] then
-      announced[ARGV[i + 1]] = true
-      announced[#announced + 1] = ARGV[i + 1]
+    if not seen[ARGV[i + 1]] then
+      seen[ARGV[i + 1]] = true
+      agencies[#agencies + 1] = ARGV[i + 1]
     end
   end
 end
-for _, agency in ipairs(announced) do redis.call('PUBLISH', q.channel, '*' .. agency) end
+for _, agency in ipairs(agencies) do redis.call('PUBLISH', q.channel, '*' .. agency) end
 return added
 `,
 );

@@ -6,17 +6,18 @@ import type { ChannelSubscription } from '../connection/channel-subscription';
  * queue's channel, and the queue's subscriber connection resolves the waiting
  * `waitForWork` calls.
  *
- * Each message names the enqueued entry (`<deliveryId> <runAt>`), or `*<agencyId>`
- * when an agency set aside at its cap dropped a lease (its due entries are
- * claimable again). Messages that arrive while nobody
- * waits are kept as "unanswered" until a claim answers them: a claim answers
- * every message received before it began, and those of the deliveries it
- * returned. A wait returns at once while any message is unanswered (the entry
- * may be waiting for this worker), and only then, so a message whose delivery
- * a claim already took costs no extra claim. Enqueues made while the
- * subscriber was (re)connecting are found by asking `hasDueWork` each time the
- * subscription comes up. Waits still end on their timeout, so anything else
- * lost costs at most one poll interval, never a delivery.
+ * Each message names the enqueued entry (`<deliveryId> <runAt>`), or is
+ * `*<agencyId>`: an agency set aside at its cap dropped a lease (its due entries
+ * are claimable again), or a script queued a batch of its entries at once.
+ * Messages that arrive while nobody waits are kept as "unanswered" until a
+ * claim answers them: a claim answers every message received before it began,
+ * and those of the deliveries it returned. A wait returns at once while any
+ * message is unanswered (the entry may be waiting for this worker), and only
+ * then, so a message whose delivery a claim already took costs no extra claim.
+ * Enqueues made while the subscriber was (re)connecting are found by asking
+ * `hasDueWork` each time the subscription comes up. Waits still end on their
+ * timeout, so anything else lost costs at most one poll interval, never a
+ * delivery.
  */
 /** Stands for "some delivery" when the listener found due work by asking, not by a message. */
 const SOMETHING_DUE = '*';
