@@ -1,4 +1,5 @@
-import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import type { DeliveryRecord } from '@svc/webhooks-core';
+import { makeDeliveryRecord, makeRecoveryRecord } from '@svc/webhooks-core/testing';
 import { expect, it } from 'vitest';
 import { createPgWebhooks } from '../src/index';
 import { createTestPool, describePg, useTestSchema } from './pg-test-database';
@@ -73,6 +74,53 @@ describePg('PostgreSQL store specifics', () => {
     await store.insertDelivery(makeDeliveryRecord({ status: 'success', nextRetryAt: null }));
     await store.insertDelivery(makeDeliveryRecord({ status: 'failed', nextRetryAt: null }));
     expect(await queue.claim({ limit: 10, leaseMs: 30_000, now: BASE_TIME + 60_000 })).toEqual([]);
+  });
+
+  it('a recovery page queues its replays in the same statement; a row still claimed keeps its claim', async () => {
+    const { store, queue } = adapters();
+    const records = ['evt-1', 'evt-2', 'evt-3'].map((eventId) =>
+      makeDeliveryRecord({
+        eventId,
+        createdAt: BASE_TIME - 1_000,
+        status: 'failed',
+        attempt: 5,
+        nextRetryAt: null,
+      }),
+    );
+    for (const record of records) await store.insertDelivery(record);
+    const [held] = records as [DeliveryRecord];
+    // A worker holds it (it died mid-attempt, its lease still live).
+    await queue.enqueue({ deliveryId: held.id, agencyId: 'agency-a', runAt: BASE_TIME - 500 });
+    const [claim] = await queue.claim({ limit: 1, leaseMs: 30_000, now: BASE_TIME - 500 });
+    expect(claim?.deliveryId).toBe(held.id);
+    const { recovery } = await store.createRecovery(
+      makeRecoveryRecord({ since: BASE_TIME - 60_000, until: BASE_TIME, matched: 3 }),
+    );
+    const replay = await store.replayRecoveryPage!(recovery, {
+      limit: 10,
+      now: BASE_TIME + 5,
+      leaseUntil: BASE_TIME + 30_000,
+    });
+    expect(replay?.replayedIds).toHaveLength(3);
+    const entries = records.map((record) => ({
+      deliveryId: record.id,
+      agencyId: 'agency-a',
+      runAt: BASE_TIME + 5,
+    }));
+    expect(await queue.enqueueMissing!(entries), 'every replay already has its entry').toBe(0);
+    expect(await queue.renew(claim!, 30_000, BASE_TIME + 6), 'the claim was left alone').toBe(true);
+    const { rows } = await pool.query(
+      `SELECT run_at::float8 AS run_at FROM "${db.schema}".webhook_deliveries WHERE id = $1`,
+      [held.id],
+    );
+    expect(rows, 'and its due time').toEqual([{ run_at: BASE_TIME - 500 }]);
+    const claims = await queue.claim({ limit: 10, leaseMs: 30_000, now: BASE_TIME + 5 });
+    expect(claims.map((entry) => [entry.deliveryId, entry.runAt]).sort()).toEqual(
+      records
+        .slice(1)
+        .map((record) => [record.id, BASE_TIME + 5])
+        .sort(),
+    );
   });
 
   it('enqueue of an id the store does not hold is an error naming the store', async () => {

@@ -13,8 +13,12 @@ import { RECOVERY_COLUMNS, type RecoveryRow, toRecoveryRecord } from './recovery
  *
  * Read committed: a delivery that changed while the page waited for its lock
  * is checked again on its newest version (`status = 'failed'`) and left out,
- * as a compare-and-set would have lost on it. The queue entry (`run_at`) is
- * left to the walker's `enqueueMissing`, exactly as after `updateDelivery`.
+ * as a compare-and-set would have lost on it.
+ *
+ * The row is its queue entry (`run_at`), so the same update gives each replay
+ * one where it has none, exactly what the walker's `enqueueMissing` would do
+ * next (which then finds nothing to add): one new row version per replay
+ * instead of two, each of which writes every index of the table.
  */
 
 /** The replay's statement of each shape: with or without an event type, and a cursor. */
@@ -54,7 +58,7 @@ export function recoveryPageStatements(schema: SchemaName): RecoveryPagePicker {
        ), replayed AS (
          UPDATE ${deliveries} AS d
             SET status = 'pending', max_attempts = d.attempt + 1, next_retry_at = $7,
-                next_attempt_trigger = 'recovery'
+                next_attempt_trigger = 'recovery', run_at = COALESCE(d.run_at, $7)
            FROM page WHERE d.id = page.id
          RETURNING d.id
        ), opened AS (
