@@ -2,7 +2,7 @@ import type { Claim, QueueEntry } from '@svc/webhooks-core';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRedisQueue, type RedisDeliveryQueue } from '../src/index';
-import { describeRedis, REDIS_URL, useTestRedis } from './redis-test-env';
+import { describeRedis, listenOn, REDIS_URL, useTestRedis } from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const LEASE = 30_000;
@@ -133,11 +133,9 @@ describeRedis('Redis queue: fair claims across agencies', () => {
   });
 
   it('an agency back from its cap is announced on the wake-up channel, as an enqueue is', async () => {
-    const subscriber = redis.duplicate();
-    const messages: string[] = [];
+    const wakeups = await listenOn(redis, queue.keys.wakeChannel);
+    const messages = wakeups.received;
     try {
-      subscriber.on('message', (_channel: string, message: string) => messages.push(message));
-      await subscriber.subscribe(queue.keys.wakeChannel);
       await enqueueAll(backlog('agency-a', 2, T0 - 10));
       const [held] = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0, perAgencyLimit: 1 });
       expect(await redis.hexists(queue.keys.capped, 'agency-a'), 'agency-a is at its cap').toBe(1);
@@ -149,16 +147,14 @@ describeRedis('Redis queue: fair claims across agencies', () => {
         '*agency-a',
       ]);
     } finally {
-      subscriber.disconnect();
+      wakeups.close();
     }
   });
 
   it('enqueueMissing announces each agency it added entries for once, not each entry', async () => {
-    const subscriber = redis.duplicate();
-    const messages: string[] = [];
+    const wakeups = await listenOn(redis, queue.keys.wakeChannel);
+    const messages = wakeups.received;
     try {
-      subscriber.on('message', (_channel: string, message: string) => messages.push(message));
-      await subscriber.subscribe(queue.keys.wakeChannel);
       await queue.enqueue({ deliveryId: 'queued', agencyId: 'agency-c', runAt: T0 });
       const added = await queue.enqueueMissing([
         ...backlog('agency-a', 3, T0),
@@ -169,7 +165,7 @@ describeRedis('Redis queue: fair claims across agencies', () => {
       await expect.poll(() => messages.length, { timeout: 5_000 }).toBe(3);
       expect(messages).toEqual([`queued ${T0}`, '*agency-a', '*agency-b']);
     } finally {
-      subscriber.disconnect();
+      wakeups.close();
     }
   });
 

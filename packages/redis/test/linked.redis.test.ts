@@ -3,7 +3,14 @@ import { makeDeliveryRecord, makeRecoveryRecord } from '@svc/webhooks-core/testi
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRedisStore, createRedisWebhooks, type RedisWebhooks } from '../src/index';
-import { commandCounter, connectTestRedis, describeRedis, removeKeys, uniquePrefix } from './redis-test-env';
+import {
+  commandCounter,
+  connectTestRedis,
+  describeRedis,
+  listenOn,
+  removeKeys,
+  uniquePrefix,
+} from './redis-test-env';
 
 const T0 = 1_700_000_000_000;
 const LEASE = 30_000;
@@ -29,7 +36,7 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
   let redis: Redis;
   let prefix: string;
   let linked: RedisWebhooks;
-  let subscribers: Redis[] = [];
+  let closeListeners: Array<() => void> = [];
 
   beforeAll(() => {
     admin = connectTestRedis();
@@ -43,8 +50,8 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
     linked = createRedisWebhooks({ redis, prefix, wakeups: false });
   });
   afterEach(async () => {
-    for (const subscriber of subscribers) subscriber.disconnect();
-    subscribers = [];
+    for (const close of closeListeners) close();
+    closeListeners = [];
     await linked.close();
     await redis.quit();
     await removeKeys(admin, prefix);
@@ -73,12 +80,9 @@ describeRedis('createRedisWebhooks: store and queue linked in the same scripts',
 
   /** Collects the queue's wake-up messages from now on (closed after the test). */
   async function listenForWakeups(): Promise<{ received: string[] }> {
-    const subscriber = redis.duplicate();
-    subscribers.push(subscriber);
-    const messages = { received: [] as string[] };
-    subscriber.on('message', (_channel: string, message: string) => messages.received.push(message));
-    await subscriber.subscribe(linked.queue.keys.wakeChannel);
-    return messages;
+    const wakeups = await listenOn(redis, linked.queue.keys.wakeChannel);
+    closeListeners.push(wakeups.close);
+    return wakeups;
   }
 
   it('insertDelivery queues a new pending delivery in the same step, and the emit’s enqueue costs no round trip', async () => {

@@ -64,6 +64,18 @@ export function commandCounter(redis: Redis): { count(): number; stop(): void } 
   };
 }
 
+/** Messages published on `channel` from now on, in order, on a connection of their own; `close` drops it. */
+export async function listenOn(
+  redis: Redis,
+  channel: string,
+): Promise<{ received: string[]; close(): void }> {
+  const subscriber = redis.duplicate();
+  const received: string[] = [];
+  subscriber.on('message', (_channel: string, message: string) => received.push(message));
+  await subscriber.subscribe(channel);
+  return { received, close: () => subscriber.disconnect() };
+}
+
 /** A key prefix no other test or run uses. */
 export function uniquePrefix(label: string): string {
   return `whk-test:${label}:${randomBytes(6).toString('hex')}:`;
