@@ -115,6 +115,29 @@ describe('transport bounds', () => {
     await eventually('the idle socket to close', () => transport.stats().sockets === 0);
   });
 
+  it.each(['TLSv1.3', 'TLSv1.2'] as const)(
+    'a burst to a new origin makes one full TLS handshake; its other connections resume that session (%s)',
+    async (maxVersion) => {
+      const { key, cert } = await getTestCertificate();
+      const handshakes: Array<'full' | 'resumed'> = [];
+      // Each answer waits, so the burst cannot share one keep-alive connection: it needs a connection per send.
+      const server = createHttpsServer({ key, cert, maxVersion }, (_req, res) => {
+        setTimeout(() => res.writeHead(200).end('ok'), 100);
+      });
+      server.on('secureConnection', (socket) =>
+        handshakes.push(socket.isSessionReused() ? 'resumed' : 'full'),
+      );
+      const port = await listen(server);
+      const transport = transportFor();
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, () => transport.send(delivery('h6.hooks.test', port))),
+      );
+      expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+      expect(handshakes).toHaveLength(10);
+      expect(handshakes.filter((kind) => kind === 'full')).toEqual(['full']);
+    },
+  );
+
   it('oneShot: a send on its own connection leaves no pool and no socket behind', async () => {
     const transport = transportFor();
     const outcome = await transport.send(delivery('h5.hooks.test'), { oneShot: true });

@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { buildConnector, Client, Pool } from 'undici';
 import { WebhookError } from '../errors';
+import { holdForFirstSession } from './resumption-gate';
 import { SocketBudget } from './socket-budget';
 import type { CheckedUrl, ResolvedAddress } from './url-policy';
 
@@ -46,6 +47,10 @@ export const TRANSPORT_CLOSED_MESSAGE =
  * (socket-budget.ts), and a server's keep-alive hint cannot hold an idle socket
  * open past `idleMs`. Test sends use a one-shot connection that is closed after
  * its answer, so a tenant trying origins leaves nothing behind.
+ *
+ * A burst to a pool that has no TLS session yet makes one full handshake, not
+ * one per connection: the others wait for its session and resume it
+ * (resumption-gate.ts).
  */
 
 /** Options of {@link createPinnedPools}. */
@@ -172,15 +177,18 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
   // holds the same trust.
   const { ca, ...tlsRest } = options.tls ?? {};
   const secureContext = ca === undefined ? undefined : createSecureContext({ ca });
+  // A held connect takes no place in the socket budget until it starts (resumption-gate.ts).
   const connectorFor = (checked: CheckedUrl) =>
-    budget.wrap(
-      buildConnector({
-        ...tlsRest,
-        ...(secureContext === undefined ? {} : { secureContext }),
-        lookup: pinnedLookup(checked.addresses),
-        timeout: options.connectTimeoutMs,
-        autoSelectFamily: true,
-      }),
+    holdForFirstSession(
+      budget.wrap(
+        buildConnector({
+          ...tlsRest,
+          ...(secureContext === undefined ? {} : { secureContext }),
+          lookup: pinnedLookup(checked.addresses),
+          timeout: options.connectTimeoutMs,
+          autoSelectFamily: true,
+        }),
+      ),
     );
   const createPool = (checked: CheckedUrl) =>
     new Pool(checked.url.origin, {
