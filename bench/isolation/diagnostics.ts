@@ -1,4 +1,4 @@
-import type { LevelRuns } from './summary';
+import { type LevelRuns, median } from './summary';
 
 /** Where the time of one backend, naming and hanging share went, over its runs. */
 export interface LevelDiagnostics {
@@ -8,6 +8,8 @@ export interface LevelDiagnostics {
   peakInFlight: number;
   /** Most requests the hanging receivers held open at once (attempts stuck there). */
   peakHeld: number;
+  /** The receivers' TLS handshakes per run (median), full and resumed. */
+  handshakes: { full: number; resumed: number };
   /** Attempts to hanging receivers, by how they ended, and how long they took (ms). */
   hangingAttempts: { endings: Map<string, number>; minMs: number; maxMs: number; count: number };
   /** Healthy agencies' attempts that failed, by error kind. */
@@ -31,6 +33,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
     delivered: { count: 0, expected: 0 },
     peakInFlight: 0,
     peakHeld: 0,
+    handshakes: { full: 0, resumed: 0 },
     hangingAttempts: { endings: new Map(), minMs: Number.POSITIVE_INFINITY, maxMs: 0, count: 0 },
     healthyFailures: new Map(),
     hangingEnd: { pendingRetry: 0, pendingUnattempted: 0, failed: 0 },
@@ -38,6 +41,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
     workerErrors: new Map(),
     problems: [],
   };
+  const handshakes = { full: [] as number[], resumed: [] as number[] };
   let worstShare = Number.POSITIVE_INFINITY;
   for (const { measurement, settlement } of level.runs) {
     const share = measurement.delivered / measurement.healthyExpected;
@@ -47,6 +51,10 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
     }
     result.peakInFlight = Math.max(result.peakInFlight, settlement.peak.inFlight);
     result.peakHeld = Math.max(result.peakHeld, settlement.receiver?.peakOpen ?? 0);
+    if (settlement.receiver) {
+      handshakes.full.push(settlement.receiver.handshakes.full);
+      handshakes.resumed.push(settlement.receiver.handshakes.resumed);
+    }
     const { durationsMs, endings } = measurement.tracker.hangingAttempts;
     merge(result.hangingAttempts.endings, endings);
     for (const ms of durationsMs) {
@@ -64,6 +72,9 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
     }
     result.stopMs = Math.max(result.stopMs, settlement.stopMs);
     if (settlement.error) result.problems.push(`${measurement.plan.tag}: ${settlement.error}`);
+  }
+  if (handshakes.full.length > 0) {
+    result.handshakes = { full: median(handshakes.full), resumed: median(handshakes.resumed) };
   }
   return result;
 }

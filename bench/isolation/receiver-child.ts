@@ -12,12 +12,15 @@
  *
  * Paths are `/<ok|hang>/<tag>/<agency>`; requests are counted per tag (one tag
  * per measurement), so measurements that overlap (one still waiting for its
- * hanging attempts to time out while the next runs) keep separate counts.
+ * hanging attempts to time out while the next runs) keep separate counts. A
+ * TLS connection's handshake (full or resumed) counts for the tag of its first
+ * request.
  * Started by receivers.ts; not meant to be imported.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { getTestCertificate } from '@svc/test-support';
 import type { FromReceiverChild, ReceiverCounts, ToReceiverChild } from './receivers';
 
@@ -26,7 +29,7 @@ const counts = new Map<string, ReceiverCounts>();
 function countsOf(tag: string): ReceiverCounts {
   let entry = counts.get(tag);
   if (!entry) {
-    entry = { answered: 0, hung: 0, open: 0, peakOpen: 0 };
+    entry = { answered: 0, hung: 0, open: 0, peakOpen: 0, handshakes: { full: 0, resumed: 0 } };
     counts.set(tag, entry);
   }
   return entry;
@@ -37,9 +40,20 @@ function tagOf(url: string | undefined): string {
   return url?.split('/')[2] ?? '';
 }
 
+/** How each connection's handshake went, until its first request counts it. */
+const uncountedHandshakes = new WeakMap<object, 'full' | 'resumed'>();
+
+function countHandshake(req: IncomingMessage, entry: ReceiverCounts): void {
+  const handshake = uncountedHandshakes.get(req.socket);
+  if (!handshake) return;
+  uncountedHandshakes.delete(req.socket);
+  entry.handshakes[handshake] += 1;
+}
+
 /** Reads the request and holds it open without ever answering; the sender's timeout ends it. */
 function hang(req: IncomingMessage, res: ServerResponse): void {
   const entry = countsOf(tagOf(req.url));
+  countHandshake(req, entry);
   entry.hung += 1;
   entry.open += 1;
   entry.peakOpen = Math.max(entry.peakOpen, entry.open);
@@ -50,9 +64,11 @@ function hang(req: IncomingMessage, res: ServerResponse): void {
 }
 
 function answer(req: IncomingMessage, res: ServerResponse): void {
+  const entry = countsOf(tagOf(req.url));
+  countHandshake(req, entry);
   req.resume();
   req.once('end', () => {
-    countsOf(tagOf(req.url)).answered += 1;
+    entry.answered += 1;
     res.end('ok');
   });
 }
@@ -65,6 +81,9 @@ const { key, cert } = await getTestCertificate();
 async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
   const server = createServer({ key, cert, keepAliveTimeout: 30_000 }, handler);
   server.on('clientError', (_error, socket) => socket.destroy());
+  server.on('secureConnection', (socket: TLSSocket) => {
+    uncountedHandshakes.set(socket, socket.isSessionReused() ? 'resumed' : 'full');
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', 1024, resolve));
   return (server.address() as AddressInfo).port;
 }

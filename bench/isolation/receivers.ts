@@ -26,6 +26,8 @@ export interface ReceiverCounts {
   open: number;
   /** Most held requests open at once. */
   peakOpen: number;
+  /** TLS connections whose first request was of this tag, by handshake: full, or resuming a session. */
+  handshakes: { full: number; resumed: number };
 }
 
 export type ToReceiverChild = { type: 'counts'; id: number; tag: string };
