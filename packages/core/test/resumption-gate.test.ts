@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { buildConnector } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { holdForFirstSession, MAX_HOLD_MS } from '../src/transport/resumption-gate';
+import { holdForFirstSession, MAX_HOLD_MS, UNHELD_CONNECTS } from '../src/transport/resumption-gate';
 
 /*
  * The hold's rules, with a connector that records each connect and lets the
@@ -33,13 +33,16 @@ function recordingConnector() {
     });
   }) as buildConnector.connector;
   const gated = holdForFirstSession(connector);
-  const connect = (protocol: 'https:' | 'http:' = 'https:') =>
-    gated(
-      { protocol, hostname: 'hooks.test', host: 'hooks.test', port: '443' } as ConnectOptions,
-      (...[error]) => {
-        answered.push(error ? 'error' : 'socket');
-      },
-    );
+  const connect = (times = 1, protocol: 'https:' | 'http:' = 'https:') => {
+    for (let i = 0; i < times; i += 1) {
+      gated(
+        { protocol, hostname: 'hooks.test', host: 'hooks.test', port: '443' } as ConnectOptions,
+        (...[error]) => {
+          answered.push(error ? 'error' : 'socket');
+        },
+      );
+    }
+  };
   return { started, answered, connect };
 }
 
@@ -51,73 +54,76 @@ afterEach(() => {
 });
 
 describe('holdForFirstSession(connector)', () => {
-  it('the first TLS connect goes alone; the others start when its session arrives', () => {
+  it(`the first ${UNHELD_CONNECTS} TLS connects go at once; the others wait for the first session`, () => {
     const { started, answered, connect } = recordingConnector();
-    for (let i = 0; i < 5; i += 1) connect();
-    expect(started).toHaveLength(1);
+    connect(UNHELD_CONNECTS + 4);
+    expect(started).toHaveLength(UNHELD_CONNECTS);
     const first = started[0]?.succeed();
-    expect(answered, 'the leader is answered at once: its own request does not wait').toEqual(['socket']);
-    expect(started, 'the session comes after the handshake: still held').toHaveLength(1);
+    expect(answered, 'an unheld connect is answered at once: its own request does not wait').toEqual([
+      'socket',
+    ]);
+    expect(started, 'the session comes after the handshake: still held').toHaveLength(UNHELD_CONNECTS);
     first?.emit('session', Buffer.from('ticket'));
-    expect(started).toHaveLength(5);
+    expect(started).toHaveLength(UNHELD_CONNECTS + 4);
   });
 
   it('once a handshake has completed, no connect is held again', () => {
     const { started, connect } = recordingConnector();
-    connect();
-    started[0]?.succeed().emit('session', Buffer.from('ticket'));
-    connect();
-    connect();
-    expect(started).toHaveLength(3);
+    connect(UNHELD_CONNECTS);
+    started[3]?.succeed().emit('session', Buffer.from('ticket'));
+    connect(UNHELD_CONNECTS + 1);
+    expect(started).toHaveLength(2 * UNHELD_CONNECTS + 1);
   });
 
-  it('a leader that fails releases the others at once, and the next connect leads again', () => {
+  it('held connects go on their own once every unheld one has failed, not before', () => {
     const { started, answered, connect } = recordingConnector();
-    connect();
-    connect();
-    connect();
-    started[0]?.fail();
-    expect(started, 'no session is coming: the held connects try on their own').toHaveLength(3);
-    expect(answered).toEqual(['error']);
-    connect();
-    connect();
-    expect(started, 'still no session: a new leader, and one held behind it').toHaveLength(4);
+    connect(UNHELD_CONNECTS + 2);
+    for (const pending of started.slice(0, UNHELD_CONNECTS - 1)) pending.fail();
+    expect(started, 'one unheld connect may still bring a session').toHaveLength(UNHELD_CONNECTS);
+    started[UNHELD_CONNECTS - 1]?.fail();
+    expect(started, 'no session is coming: the held connects try on their own').toHaveLength(
+      UNHELD_CONNECTS + 2,
+    );
+    expect(answered.every((answer) => answer === 'error')).toBe(true);
+    connect(UNHELD_CONNECTS + 1);
+    expect(started, 'still no session: a new group goes at once, and one is held behind it').toHaveLength(
+      2 * UNHELD_CONNECTS + 2,
+    );
   });
 
   it.each([
     [400, 400, 'as long again as the handshake took'],
     [5, 250, 'at least: a busy process reads a ticket late'],
-  ])('without a session after a %i ms handshake, the others go after %i ms (%s)', (handshakeMs, waitMs) => {
+  ])('without a session after a %i ms handshake, the held go after %i ms (%s)', (handshakeMs, waitMs) => {
     const { started, connect } = recordingConnector();
-    connect();
-    connect();
+    connect(UNHELD_CONNECTS + 1);
     vi.advanceTimersByTime(handshakeMs);
     started[0]?.succeed();
     vi.advanceTimersByTime(waitMs - 1);
-    expect(started).toHaveLength(1);
+    expect(started).toHaveLength(UNHELD_CONNECTS);
     vi.advanceTimersByTime(1);
-    expect(started).toHaveLength(2);
-    connect();
-    expect(started, 'the handshake completed: the pool is not held again').toHaveLength(3);
+    expect(started).toHaveLength(UNHELD_CONNECTS + 1);
+    connect(UNHELD_CONNECTS + 1);
+    expect(started, 'a handshake completed: the pool is not held again').toHaveLength(
+      2 * UNHELD_CONNECTS + 2,
+    );
   });
 
-  it(`a leader stuck in its connect holds the others for ${MAX_HOLD_MS} ms at most`, () => {
+  it(`unheld connects stuck in their connect hold the others for ${MAX_HOLD_MS} ms at most`, () => {
     const { started, connect } = recordingConnector();
-    connect();
-    connect();
+    connect(UNHELD_CONNECTS + 1);
     vi.advanceTimersByTime(MAX_HOLD_MS - 1);
-    expect(started).toHaveLength(1);
+    expect(started).toHaveLength(UNHELD_CONNECTS);
     vi.advanceTimersByTime(1);
-    expect(started).toHaveLength(2);
+    expect(started).toHaveLength(UNHELD_CONNECTS + 1);
     started[0]?.succeed().emit('session', Buffer.from('ticket'));
     connect();
-    expect(started, 'the late leader still opened the pool').toHaveLength(3);
+    expect(started, 'the late session still ended the holding').toHaveLength(UNHELD_CONNECTS + 2);
   });
 
   it('plain HTTP connects are never held', () => {
     const { started, connect } = recordingConnector();
-    connect('http:');
-    connect('http:');
-    expect(started).toHaveLength(2);
+    connect(UNHELD_CONNECTS + 2, 'http:');
+    expect(started).toHaveLength(UNHELD_CONNECTS + 2);
   });
 });

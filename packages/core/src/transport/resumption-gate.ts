@@ -2,27 +2,31 @@ import type { TLSSocket } from 'node:tls';
 import type { buildConnector } from 'undici';
 
 /*
- * TLS session resumption for a burst to an origin not yet connected to.
+ * TLS session resumption for a herd of connects to an origin not yet connected to.
  *
  * undici keeps each pool's latest TLS session and offers it on the next
  * connect, so a resumed handshake skips the certificate chain check on our
  * side and the signature on the receiver's. But the connects of a burst all
- * start before any of them has a session: a worker starting on a backlog, or a
- * receiver shared by many agencies, opens up to `connectionsPerOrigin` full
+ * start before any of them has a session: a worker starting on a backlog for
+ * a receiver shared by many agencies opens up to `connectionsPerOrigin` full
  * handshakes at once, and the receiver takes the whole herd. On the isolation
  * benchmark's shared origin (a cold pool of 256 connections), resuming them
  * raised the all-healthy rate by about 30 %.
  *
- * So until a pool has completed one handshake, its TLS connects go one at a
- * time: the first leads; the ones asked for meanwhile are held until it brings
- * a session (TLS 1.3 sends its ticket a round trip after the handshake), then
- * go together and resume it. Once one handshake has completed, nothing is held
- * again: the pool's cache stays filled from then on. A held connect starts
- * anyway when the leader fails (an unreachable receiver: no session is coming)
- * or after MAX_HOLD_MS (a leader stuck in its connect), so holding costs at
- * most a short delay, once per pool.
+ * So until a pool has completed one handshake, up to UNHELD_CONNECTS of its
+ * TLS connects go at once; the ones asked for beyond them are held until one
+ * of those brings a session (TLS 1.3 sends its ticket a round trip after the
+ * handshake), then go together and resume it. Holding costs the held ones
+ * about three round trips (the first handshake, the ticket, then their own),
+ * so a burst as large as one agency's cap is never held: on a distant
+ * receiver that delay would be its whole cost, and a few full handshakes are
+ * cheap. Once a handshake has completed, nothing is held again. A held connect
+ * also goes on its own when every unheld one has failed (no session is
+ * coming) or after MAX_HOLD_MS.
  */
 
+/** First connects of a pool that never wait for a session: more than an agency's default cap (8). */
+export const UNHELD_CONNECTS = 16;
 /** The longest a connect is held for another's session, in ms. */
 export const MAX_HOLD_MS = 1_000;
 /**
@@ -36,45 +40,44 @@ type Connector = buildConnector.connector;
 type ConnectCallback = Parameters<Connector>[1];
 
 /**
- * Wraps a pool's connector so that its first TLS connect goes alone and those
- * that ask meanwhile resume its session (see the comment at the top of this file).
+ * Wraps a pool's connector so that, before its first completed handshake, the
+ * connects beyond the first {@link UNHELD_CONNECTS} resume a session instead of
+ * making full handshakes (see the comment at the top of this file).
  */
 export function holdForFirstSession(connect: Connector): Connector {
   /** Set once a handshake has completed: from then on nothing is held. */
   let handshakeCompleted = false;
-  /** The connect that leads now, if any: only it may end the hold it started. */
-  let leader: object | null = null;
+  /** Unheld connects that may still bring a session: connecting, or waiting for their ticket. */
+  let unsettled = 0;
   let held: Array<() => void> = [];
   let holdTimer: NodeJS.Timeout | undefined;
 
-  const releaseHeld = (by: object) => {
-    if (leader !== by) return;
-    leader = null;
+  const releaseHeld = () => {
     clearTimeout(holdTimer);
+    holdTimer = undefined;
     const starts = held;
     held = [];
     for (const start of starts) start();
   };
+  const settle = (completed: boolean) => {
+    unsettled -= 1;
+    if (completed) handshakeCompleted = true;
+    if (completed || unsettled === 0) releaseHeld();
+  };
 
   return (options, callback: ConnectCallback) => {
     if (handshakeCompleted || options.protocol !== 'https:') return connect(options, callback);
-    if (leader) {
+    if (unsettled >= UNHELD_CONNECTS) {
       held.push(() => connect(options, callback));
+      holdTimer ??= setTimeout(releaseHeld, MAX_HOLD_MS);
       return;
     }
-    const lead = {};
-    leader = lead;
-    holdTimer = setTimeout(() => releaseHeld(lead), MAX_HOLD_MS);
+    unsettled += 1;
     const startedAt = performance.now();
     connect(options, (...args) => {
       const [error, socket] = args;
-      if (error || !socket) releaseHeld(lead);
-      else {
-        whenSessionArrives(socket as TLSSocket, performance.now() - startedAt, () => {
-          handshakeCompleted = true;
-          releaseHeld(lead);
-        });
-      }
+      if (error || !socket) settle(false);
+      else whenSessionArrives(socket as TLSSocket, performance.now() - startedAt, () => settle(true));
       callback(...args);
     });
   };
