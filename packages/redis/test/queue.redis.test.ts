@@ -31,6 +31,16 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
       .toBe(1);
   };
 
+  /** Runs `use` with another process's queue on the same prefix (its own connection), then closes it. */
+  const withOtherProcess = async (use: (other: RedisDeliveryQueue) => Promise<void>): Promise<void> => {
+    const other = createRedisQueue({ redis: REDIS_URL, prefix });
+    try {
+      await use(other);
+    } finally {
+      await other.close();
+    }
+  };
+
   it('keeps every key under the prefix and the {queue} hash tag, and leaves no key behind after the last ack', async () => {
     await queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 });
     const keys = await keysUnder(redis, prefix);
@@ -131,8 +141,7 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
   });
 
   it('waitForWork wakes on an enqueue made through another connection (another process)', async () => {
-    const other = createRedisQueue({ redis: REDIS_URL, prefix });
-    try {
+    await withOtherProcess(async (other) => {
       // Subscribe first: the first wait opens the subscriber connection.
       await queue.waitForWork({ timeoutMs: 50 });
       await queue.waitForWork({ timeoutMs: 50 });
@@ -141,14 +150,11 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
       setTimeout(() => void other.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 }), 100);
       await waiting;
       expect(Date.now() - started, 'woken well before the 20 s timeout').toBeLessThan(10_000);
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('waitForWork wakes on a delivery enqueued again right after this process claimed it (a replay)', async () => {
-    const other = createRedisQueue({ redis: REDIS_URL, prefix });
-    try {
+    await withOtherProcess(async (other) => {
       await untilSubscribed();
       await queue.enqueue({ deliveryId: 'd1', agencyId: 'agency-a', runAt: T0 });
       await queue.waitForWork({ timeoutMs: 5_000 });
@@ -162,14 +168,11 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
       expect(Date.now() - started, 'woken by the replay, well before the 20 s timeout').toBeLessThan(10_000);
       const claims = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 + 5 });
       expect(claims.map((entry) => entry.deliveryId)).toEqual(['d1']);
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('answers the claim right after a short one locally, until a wake-up says something was enqueued', async () => {
-    const other = createRedisQueue({ redis: REDIS_URL, prefix });
-    try {
+    await withOtherProcess(async (other) => {
       await untilSubscribed();
       await queue.enqueue({ deliveryId: 'first', agencyId: 'agency-a', runAt: T0 });
       await queue.waitForWork({ timeoutMs: 1_000 });
@@ -185,17 +188,14 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
         claims.map((claim) => claim.deliveryId),
         'after the wake-up',
       ).toEqual(['second']);
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('a wait that a wake-up ended is followed by a real claim, even right after an empty one', async () => {
     // The worker keeps one wait outstanding while it claims. Here an empty claim is made
     // while that wait is out; an enqueue then ends the wait, and the claim that follows
     // within the shortcut's few ms must go to Redis, not be answered "surely empty".
-    const other = createRedisQueue({ redis: REDIS_URL, prefix });
-    try {
+    await withOtherProcess(async (other) => {
       await untilSubscribed();
       const outstanding = queue.waitForWork({ timeoutMs: 5_000 });
       expect(await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 }), 'nothing queued yet').toEqual([]);
@@ -203,9 +203,7 @@ describeRedis('Redis queue: backend-specific behaviour', () => {
       await outstanding;
       const claims = await queue.claim({ limit: 5, leaseMs: LEASE, now: T0 });
       expect(claims.map((claim) => claim.deliveryId)).toEqual(['arrived']);
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('waitForWork resolves at once on an aborted signal and after close', async () => {
