@@ -42,6 +42,7 @@ export type QueueLuaFunction =
   | 'enqueue_entry'
   | 'enqueue_new_entries'
   | 'call_chunked'
+  | 'scored'
   | 'due_at'
   | 'remove_entry'
   | 'next_due'
@@ -109,21 +110,28 @@ local function call_chunked(command, key, args, width)
   end
 end`,
   },
+  scored: {
+    needs: [],
+    source: `
+-- ZADD's score-member arguments for ids, every one at the same score.
+local function scored(score, ids)
+  local args = {}
+  for i, id in ipairs(ids) do args[2 * i - 1], args[2 * i] = score, id end
+  return args
+end`,
+  },
   enqueue_new_entries: {
-    needs: ['due_at', 'call_chunked'],
+    needs: ['due_at', 'call_chunked', 'scored'],
     source: `
 -- Queues entries of deliveries that have none (the caller made sure), all of one
 -- agency and one due time, in a few variadic calls rather than a few calls each.
 -- Announcing them is left to the caller.
 local function enqueue_new_entries(q, agency, ids, run_at)
   if #ids == 0 then return end
-  local owners, due = {}, {}
-  for i, id in ipairs(ids) do
-    owners[2 * i - 1], owners[2 * i] = id, agency
-    due[2 * i - 1], due[2 * i] = run_at, id
-  end
+  local owners = {}
+  for i, id in ipairs(ids) do owners[2 * i - 1], owners[2 * i] = id, agency end
   call_chunked('HSET', q.agencies, owners, 2)
-  call_chunked('ZADD', q.base .. 'due:' .. agency, due, 2)
+  call_chunked('ZADD', q.base .. 'due:' .. agency, scored(run_at, ids), 2)
   due_at(q, agency, run_at)
 end`,
   },

@@ -64,7 +64,7 @@ function replayPageSource(linked: boolean): string {
   redis.call('PUBLISH', q.channel, '*' .. agency)`
     : '';
   return `${FILTERED_WALK_LUA}
-${linked ? `${queueLua('enqueue_entry', 'enqueue_new_entries')}\n${queueTableLua(5, 2)}` : queueLua('call_chunked')}
+${linked ? `${queueLua('enqueue_entry', 'enqueue_new_entries')}\n${queueTableLua(5, 2)}` : queueLua('call_chunked', 'scored')}
 local UPDATE_NUMBERS = { 'attempt', 'lastAttemptAt', 'deliveredAt', 'lastResponseCode' }
 
 -- The common last update, as the worker writes it (ownUpdate's fields in their order, a
@@ -143,16 +143,11 @@ for _, entry in ipairs(page) do
   out[#out + 1] = update and 1 or 0
 end
 if #replayed > 0 then
-  local listed, due = {}, {}
-  for i, id in ipairs(replayed) do
-    listed[2 * i - 1], listed[2 * i] = 0, id
-    due[2 * i - 1], due[2 * i] = now, id
-  end
   call_chunked('ZREM', base .. 'ix:failed:' .. agency, replayed, 1)
-  call_chunked('ZADD', base .. 'ix:pending:' .. agency, listed, 2)
+  call_chunked('ZADD', base .. 'ix:pending:' .. agency, scored(0, replayed), 2)
   call_chunked('ZREM', base .. 'finished:failed', replayed, 1)
   call_chunked('ZREM', KEYS[4], replayed, 1)
-  call_chunked('ZADD', KEYS[3], due, 2)
+  call_chunked('ZADD', KEYS[3], scored(now, replayed), 2)
   ${queueAll}
 end
 return out
