@@ -4,6 +4,8 @@ import { type LevelRuns, median } from './summary';
 export interface LevelDiagnostics {
   /** Healthy deliveries delivered, and expected, in the run that delivered the smallest share. */
   delivered: { count: number; expected: number };
+  /** Worker start to the first healthy delivery, median over the runs, in ms; null when none had one. */
+  firstDeliveryMs: number | null;
   /** Most attempts in flight in the worker at once. */
   peakInFlight: number;
   /** Most requests the hanging receivers held open at once (attempts stuck there). */
@@ -31,6 +33,7 @@ function merge(into: Map<string, number>, from: ReadonlyMap<string, number>): vo
 export function diagnose(level: LevelRuns): LevelDiagnostics {
   const result: LevelDiagnostics = {
     delivered: { count: 0, expected: 0 },
+    firstDeliveryMs: null,
     peakInFlight: 0,
     peakHeld: 0,
     handshakes: { full: 0, resumed: 0 },
@@ -42,6 +45,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
     problems: [],
   };
   const handshakes = { full: [] as number[], resumed: [] as number[] };
+  const firstDeliveries: number[] = [];
   let worstShare = Number.POSITIVE_INFINITY;
   for (const { measurement, settlement } of level.runs) {
     const share = measurement.delivered / measurement.healthyExpected;
@@ -49,6 +53,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
       worstShare = share;
       result.delivered = { count: measurement.delivered, expected: measurement.healthyExpected };
     }
+    if (measurement.firstDeliveryMs !== null) firstDeliveries.push(measurement.firstDeliveryMs);
     result.peakInFlight = Math.max(result.peakInFlight, settlement.peak.inFlight);
     result.peakHeld = Math.max(result.peakHeld, settlement.receiver?.peakOpen ?? 0);
     if (settlement.receiver) {
@@ -73,6 +78,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
     result.stopMs = Math.max(result.stopMs, settlement.stopMs);
     if (settlement.error) result.problems.push(`${measurement.plan.tag}: ${settlement.error}`);
   }
+  if (firstDeliveries.length > 0) result.firstDeliveryMs = median(firstDeliveries);
   if (handshakes.full.length > 0) {
     result.handshakes = { full: median(handshakes.full), resumed: median(handshakes.resumed) };
   }

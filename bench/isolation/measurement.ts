@@ -54,6 +54,8 @@ export interface Measurement {
   finished: boolean;
   /** Worker start to the last healthy delivery (or to the deadline when unfinished), in seconds. */
   seconds: number;
+  /** Worker start to the first healthy delivery, in ms; null when none was delivered. */
+  firstDeliveryMs: number | null;
   /** Healthy deliveries per second; when unfinished, an upper bound: `healthyExpected / deadline`. */
   rate: number;
   tracker: Tracker;
@@ -111,7 +113,7 @@ async function timeHealthy(
   worker: WebhookWorker,
   tracker: Tracker,
   deadlineMs: number,
-): Promise<{ finished: boolean; seconds: number }> {
+): Promise<{ finished: boolean; seconds: number; firstDeliveryMs: number | null }> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), deadlineMs);
@@ -121,7 +123,12 @@ async function timeHealthy(
   const finished = await Promise.race([tracker.allHealthyDelivered.then(() => true as const), deadline]);
   clearTimeout(timer);
   const endedAt = finished ? tracker.lastDeliveredAt() : performance.now();
-  return { finished, seconds: (endedAt - startedAt) / 1000 };
+  const firstAt = tracker.firstDeliveredAt();
+  return {
+    finished,
+    seconds: (endedAt - startedAt) / 1000,
+    firstDeliveryMs: firstAt === null ? null : firstAt - startedAt,
+  };
 }
 
 function describeError(error: unknown): string {
@@ -210,6 +217,7 @@ export async function measure(setup: RunSetup, plan: MeasurementPlan): Promise<M
       delivered: tracker.delivered(),
       finished: timed.finished,
       seconds: timed.seconds,
+      firstDeliveryMs: timed.firstDeliveryMs,
       rate: timed.finished ? healthyExpected / timed.seconds : healthyExpected / (plan.deadlineMs / 1000),
       tracker,
       settled: settle({ setup, plan, backend, webhooks, worker, sampler, emitted }),

@@ -7,6 +7,8 @@ export interface Tracker {
   allHealthyDelivered: Promise<void>;
   /** Healthy deliveries recorded as delivered so far. */
   delivered(): number;
+  /** `performance.now()` of the first healthy delivery recorded; null before it. */
+  firstDeliveredAt(): number | null;
   /** `performance.now()` of the last healthy delivery recorded. */
   lastDeliveredAt(): number;
   /** The hanging agencies' attempts: how long each took, and how each ended (error kind, or `ok`). */
@@ -24,6 +26,7 @@ function bump(counts: Map<string, number>, key: string): void {
 /** Hooks that time the healthy agencies' deliveries and describe every other attempt. */
 export function createTracker(hanging: ReadonlySet<string>, healthyExpected: number): Tracker {
   let delivered = 0;
+  let firstAt: number | null = null;
   let lastAt = 0;
   let resolveAll: () => void = () => {};
   const allHealthyDelivered = new Promise<void>((resolve) => {
@@ -32,6 +35,7 @@ export function createTracker(hanging: ReadonlySet<string>, healthyExpected: num
   const tracker: Tracker = {
     allHealthyDelivered,
     delivered: () => delivered,
+    firstDeliveredAt: () => firstAt,
     lastDeliveredAt: () => lastAt,
     hangingAttempts: { durationsMs: [], endings: new Map() },
     healthyFailures: new Map(),
@@ -40,6 +44,7 @@ export function createTracker(hanging: ReadonlySet<string>, healthyExpected: num
       onDelivered: (delivery) => {
         if (hanging.has(delivery.agencyId)) return;
         lastAt = performance.now();
+        firstAt ??= lastAt;
         if (++delivered === healthyExpected) resolveAll();
       },
       onAttempt: ({ delivery, outcome }) => {
