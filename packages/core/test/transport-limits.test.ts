@@ -116,22 +116,29 @@ describe('transport bounds', () => {
     await eventually('the idle socket to close', () => transport.stats().sockets === 0);
   });
 
-  async function countHandshakes(burst: number, maxVersion: 'TLSv1.3' | 'TLSv1.2' = 'TLSv1.3') {
+  /** A receiver that counts TLS handshakes by kind; each answer waits, so a burst needs a connection per send. */
+  async function handshakeCountingReceiver(maxVersion: 'TLSv1.3' | 'TLSv1.2' = 'TLSv1.3') {
     const { key, cert } = await getTestCertificate();
     const handshakes = { full: 0, resumed: 0 };
-    // Each answer waits, so the burst cannot share one keep-alive connection: it needs a connection per send.
     const server = createHttpsServer({ key, cert, maxVersion }, (_req, res) => {
       setTimeout(() => res.writeHead(200).end('ok'), 100);
     });
     server.on('secureConnection', (socket) => {
       handshakes[socket.isSessionReused() ? 'resumed' : 'full'] += 1;
     });
-    const port = await listen(server);
-    const transport = transportFor();
+    return { port: await listen(server), handshakes };
+  }
+
+  async function sendBurst(transport: Transport, burst: number, host: string, port: number): Promise<void> {
     const outcomes = await Promise.all(
-      Array.from({ length: burst }, () => transport.send(delivery('h6.hooks.test', port))),
+      Array.from({ length: burst }, () => transport.send(delivery(host, port))),
     );
     expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+  }
+
+  async function countHandshakes(burst: number, maxVersion: 'TLSv1.3' | 'TLSv1.2' = 'TLSv1.3') {
+    const { port, handshakes } = await handshakeCountingReceiver(maxVersion);
+    await sendBurst(transportFor(), burst, 'h6.hooks.test', port);
     return handshakes;
   }
 
@@ -148,6 +155,30 @@ describe('transport bounds', () => {
   it("an agency's burst to a new origin is never held: every connect goes at once", async () => {
     // Holding costs the held connects round trips; a burst of one agency's cap saves too little to pay them.
     expect(await countHandshakes(8)).toEqual({ full: 8, resumed: 0 });
+  });
+
+  it.each(['TLSv1.3', 'TLSv1.2'] as const)(
+    "a pool that replaces a closed one resumes its origin's session: no full handshake, nothing held (%s)",
+    async (maxVersion) => {
+      const { port, handshakes } = await handshakeCountingReceiver(maxVersion);
+      const transport = transportFor({ maxPools: 1 });
+      await sendBurst(transport, 8, 'h6.hooks.test', port);
+      // Another origin takes the only pool: h6's is closed, its sockets with it.
+      await sendBurst(transport, 1, 'h7.hooks.test', port);
+      expect(transport.stats().pools).toBe(1);
+      handshakes.full = 0;
+      handshakes.resumed = 0;
+      await sendBurst(transport, UNHELD_CONNECTS + 24, 'h6.hooks.test', port);
+      expect(handshakes).toEqual({ full: 0, resumed: UNHELD_CONNECTS + 24 });
+    },
+  );
+
+  it("a one-shot send neither takes nor leaves a session for the origin's pool", async () => {
+    const { port, handshakes } = await handshakeCountingReceiver();
+    const transport = transportFor();
+    expect((await transport.send(delivery('h8.hooks.test', port), { oneShot: true })).ok).toBe(true);
+    await sendBurst(transport, 8, 'h8.hooks.test', port);
+    expect(handshakes).toEqual({ full: 9, resumed: 0 });
   });
 
   it('oneShot: a send on its own connection leaves no pool and no socket behind', async () => {

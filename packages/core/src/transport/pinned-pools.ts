@@ -5,7 +5,7 @@ import { Client, Pool } from 'undici';
 import { WebhookError } from '../errors';
 import { holdForFirstSession } from './resumption-gate';
 import { SocketBudget } from './socket-budget';
-import { buildPoolConnector } from './tls-connector';
+import { buildPoolConnector, sessionOrigin, TlsSessionCache } from './tls-connector';
 import type { CheckedUrl, ResolvedAddress } from './url-policy';
 
 /** What a send after `close()` is told: a host wiring mistake, so it names the package. */
@@ -52,7 +52,9 @@ export const TRANSPORT_CLOSED_MESSAGE =
  * A herd of connects to a pool that has no TLS session yet makes a few full
  * handshakes, not one per connection: past the first few, they wait for a
  * session and resume it (resumption-gate.ts). Resuming costs a connect little
- * CPU of its own (tls-connector.ts).
+ * CPU of its own (tls-connector.ts), and sessions outlive pools: a pool that
+ * replaces another, or comes back after an idle one was swept, resumes its
+ * origin's last session from its first connect and holds nothing.
  */
 
 /** Options of {@link createPinnedPools}. */
@@ -112,6 +114,9 @@ export interface PinnedPools {
   /** Closes every pool; in-flight requests finish first. */
   close(): Promise<void>;
 }
+
+/** Origins whose latest TLS session is kept at least, whatever `maxPools` is (a session is a kilobyte or two). */
+const MIN_SESSION_ORIGINS = 1024;
 
 interface PoolEntry extends PoolLease {
   pinKey: string;
@@ -179,19 +184,27 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
   // holds the same trust.
   const { ca, ...tlsRest } = options.tls ?? {};
   const secureContext = ca === undefined ? undefined : createSecureContext({ ca });
-  // A held connect takes no place in the socket budget until it starts (resumption-gate.ts).
-  const connectorFor = (checked: CheckedUrl) =>
-    holdForFirstSession(
-      budget.wrap(
-        buildPoolConnector({
-          ...tlsRest,
-          ...(secureContext === undefined ? {} : { secureContext }),
-          lookup: pinnedLookup(checked.addresses),
-          timeout: options.connectTimeoutMs,
-          autoSelectFamily: true,
-        }),
-      ),
+  // Pools share their origins' TLS sessions, kept for more origins than there are pools (they are
+  // for the pools to come); one-shot connections keep theirs to themselves.
+  const sessions = new TlsSessionCache(Math.max(options.maxPools, MIN_SESSION_ORIGINS));
+  const connectorFor = (checked: CheckedUrl, shared?: TlsSessionCache) =>
+    budget.wrap(
+      buildPoolConnector({
+        ...tlsRest,
+        ...(secureContext === undefined ? {} : { secureContext }),
+        lookup: pinnedLookup(checked.addresses),
+        timeout: options.connectTimeoutMs,
+        autoSelectFamily: true,
+        ...(shared === undefined ? {} : { sessions: shared }),
+      }),
     );
+  // A pool whose origin has a session (an earlier pool's) has no herd to hold: every connect resumes.
+  // A held connect takes no place in the socket budget until it starts (resumption-gate.ts).
+  const poolConnectorFor = (checked: CheckedUrl) => {
+    const connect = connectorFor(checked, sessions);
+    const { hostname, port } = checked.url;
+    return sessions.get(sessionOrigin(hostname, port)) ? connect : holdForFirstSession(connect);
+  };
   const createPool = (checked: CheckedUrl) =>
     new Pool(checked.url.origin, {
       connections: options.connections,
@@ -199,7 +212,7 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       keepAliveMaxTimeout: options.idleMs,
-      connect: connectorFor(checked),
+      connect: poolConnectorFor(checked),
     });
   // A check result for an IP-literal host is reused across sends, so its origin
   // and pin key (URL getters, a sort and a join) are worth computing only once.

@@ -1,6 +1,7 @@
 import { isIP, type LookupFunction } from 'node:net';
 import { type ConnectionOptions, type SecureContext, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { buildConnector, errors } from 'undici';
+import { setNewest } from '../bounded-map';
 
 /*
  * The connector of a pool: undici's for `http:` origins, this one for
@@ -20,11 +21,41 @@ import { buildConnector, errors } from 'undici';
  *   needs one: before it has any, and after a connect offered the cached one
  *   and the receiver declined it (ticket expired or its keys rotated).
  *
+ * The sessions are kept by origin in a cache the pools of a transport share
+ * ({@link TlsSessionCache}), so a pool that replaces another (the name's
+ * addresses changed, an idle pool was swept or evicted) resumes at once instead
+ * of starting cold. Resuming with another address of the same name is safe: only
+ * the server holding the ticket's keys can complete the handshake.
+ *
  * On the isolation benchmark's shared origin, a cold pool opening 256
  * connections spent 50–90 ms of its ~330 ms of CPU in setSession alone.
  */
 
 type Connector = buildConnector.connector;
+
+/**
+ * The latest TLS session of each origin (`host:port`), the least recently
+ * stored dropped past `capacity`. A session is a kilobyte or two.
+ */
+export class TlsSessionCache {
+  readonly #sessions = new Map<string, Buffer>();
+
+  constructor(readonly capacity: number) {}
+
+  get(origin: string): Buffer | undefined {
+    return this.#sessions.get(origin);
+  }
+
+  set(origin: string, session: Buffer): void {
+    setNewest(this.#sessions, origin, session, this.capacity);
+  }
+}
+
+/** The cache key of a URL's host and port: `hooks.example.com:443`, `::1:8443` (no brackets). */
+export function sessionOrigin(hostname: string, port: string | number): string {
+  const name = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  return `${name}:${Number(port) || 443}`;
+}
 
 /** Options of {@link buildPoolConnector}: TLS settings, the pinned lookup and the connect timeout. */
 export interface PoolConnectorOptions {
@@ -37,6 +68,8 @@ export interface PoolConnectorOptions {
   rejectUnauthorized?: boolean;
   /** TCP and TLS connect timeout, in ms. */
   timeout: number;
+  /** Where sessions are kept; without one, the connector keeps its own, for its connections only. */
+  sessions?: TlsSessionCache;
 }
 
 /** What tls.connect takes and its types leave out (they are passed on to the TCP socket). */
@@ -61,12 +94,10 @@ function serverNameOf(host: string | undefined): string | undefined {
 
 /**
  * Builds the connector for one pool (see the comment at the top of this file).
- * Its session cache lives as long as the pool.
  */
 export function buildPoolConnector(options: PoolConnectorOptions): Connector {
-  const { timeout, ...tlsOptions } = options;
+  const { timeout, sessions = new TlsSessionCache(1), ...tlsOptions } = options;
   const plain = buildConnector({ ...tlsOptions, timeout });
-  let cached: { key: string; session: Buffer } | undefined;
   /** Set when a connect offered the cached session and the receiver made a full handshake instead. */
   let declined = false;
 
@@ -74,8 +105,8 @@ export function buildPoolConnector(options: PoolConnectorOptions): Connector {
     const { hostname, host, protocol, port, localAddress } = target;
     if (protocol !== 'https:') return plain(target, callback);
     const servername = target.servername || serverNameOf(host) || undefined;
-    const key = servername ?? hostname;
-    const offered = cached?.key === key && !declined ? cached.session : undefined;
+    const origin = sessionOrigin(hostname, port);
+    const offered = declined ? undefined : sessions.get(origin);
     const connectOptions: ConnectOptions = {
       ...tlsOptions,
       highWaterMark: 16_384,
@@ -88,7 +119,7 @@ export function buildPoolConnector(options: PoolConnectorOptions): Connector {
     const socket = tlsConnect(connectOptions) as ResumableSocket;
     if (offered) socket.setSession(offered);
     const keep = (session: Buffer) => {
-      cached = { key, session };
+      sessions.set(origin, session);
       declined = false;
     };
     if (!offered) socket.on('session', keep);
