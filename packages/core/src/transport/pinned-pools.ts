@@ -198,7 +198,8 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
         ...(shared === undefined ? {} : { sessions: shared }),
       }),
     );
-  // A pool whose origin has a session (an earlier pool's) has no herd to hold: every connect resumes.
+  // A pool whose origin has a session (an earlier pool's) has no herd to hold: every connect resumes
+  // (should the receiver have dropped the ticket's keys since, they make full handshakes, as undici would).
   // A held connect takes no place in the socket budget until it starts (resumption-gate.ts).
   const poolConnectorFor = (checked: CheckedUrl) => {
     const connect = connectorFor(checked, sessions);

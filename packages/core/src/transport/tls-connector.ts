@@ -28,7 +28,7 @@ import { setNewest } from '../bounded-map';
  * the server holding the ticket's keys can complete the handshake.
  *
  * On the isolation benchmark's shared origin, a cold pool opening 256
- * connections spent 50–90 ms of its ~330 ms of CPU in setSession alone.
+ * connections spent 50–90 ms of its 330–470 ms of CPU in setSession alone.
  */
 
 type Connector = buildConnector.connector;
