@@ -85,13 +85,6 @@ type ResumableSocket = TLSSocket & { setSession(session: Buffer): void };
 /** As undici's connector: a socket idle this long sends TCP keep-alive probes. */
 const KEEP_ALIVE_INITIAL_DELAY_MS = 60_000;
 
-/** The TLS server name for a URL host (`name:port`, `[v6]:port`); none for an IP address, as RFC 6066 says. */
-function serverNameOf(host: string | undefined): string | undefined {
-  if (!host) return undefined;
-  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.split(':')[0]!;
-  return isIP(name) ? undefined : name;
-}
-
 /**
  * Builds the connector for one pool (see the comment at the top of this file).
  */
@@ -102,9 +95,10 @@ export function buildPoolConnector(options: PoolConnectorOptions): Connector {
   let declined = false;
 
   return (target, callback) => {
-    const { hostname, host, protocol, port, localAddress } = target;
+    const { hostname, protocol, port, localAddress } = target;
     if (protocol !== 'https:') return plain(target, callback);
-    const servername = target.servername || serverNameOf(host) || undefined;
+    // No server name for an IP address, as RFC 6066 says (undici's `hostname` has no brackets).
+    const servername = target.servername || (isIP(hostname) ? undefined : hostname);
     const origin = sessionOrigin(hostname, port);
     const offered = declined ? undefined : sessions.get(origin);
     const connectOptions: ConnectOptions = {
