@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { Client, Pool } from 'undici';
 import { WebhookError } from '../errors';
+import { ConnectPacer } from './connect-pacer';
 import { holdForFirstSession } from './resumption-gate';
 import { SocketBudget } from './socket-budget';
 import { buildPoolConnector, sessionOrigin, TlsSessionCache } from './tls-connector';
@@ -54,7 +55,9 @@ export const TRANSPORT_CLOSED_MESSAGE =
  * session and resume it (resumption-gate.ts). Resuming costs a connect little
  * CPU of its own (tls-connector.ts), and sessions outlive pools: a pool that
  * replaces another, or comes back after an idle one was swept, resumes its
- * origin's last session from its first connect and holds nothing.
+ * origin's last session from its first connect and holds nothing. However many
+ * connects a herd asks for, they start a few per turn of the event loop
+ * (connect-pacer.ts), so starting them holds the loop a few milliseconds at a time.
  */
 
 /** Options of {@link createPinnedPools}. */
@@ -187,16 +190,20 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
   // Pools share their origins' TLS sessions, kept for more origins than there are pools (they are
   // for the pools to come); one-shot connections keep theirs to themselves.
   const sessions = new TlsSessionCache(Math.max(options.maxPools, MIN_SESSION_ORIGINS));
+  // Connects of every pool and one-shot connection start a few per turn of the event loop (connect-pacer.ts).
+  const pacer = new ConnectPacer();
   const connectorFor = (checked: CheckedUrl, shared?: TlsSessionCache) =>
     budget.wrap(
-      buildPoolConnector({
-        ...tlsRest,
-        ...(secureContext === undefined ? {} : { secureContext }),
-        lookup: pinnedLookup(checked.addresses),
-        timeout: options.connectTimeoutMs,
-        autoSelectFamily: true,
-        ...(shared === undefined ? {} : { sessions: shared }),
-      }),
+      pacer.wrap(
+        buildPoolConnector({
+          ...tlsRest,
+          ...(secureContext === undefined ? {} : { secureContext }),
+          lookup: pinnedLookup(checked.addresses),
+          timeout: options.connectTimeoutMs,
+          autoSelectFamily: true,
+          ...(shared === undefined ? {} : { sessions: shared }),
+        }),
+      ),
     );
   // A pool whose origin has a session (an earlier pool's) has no herd to hold: every connect resumes
   // (should the receiver have dropped the ticket's keys since, they make full handshakes, as undici would).
