@@ -98,6 +98,19 @@ describe('ConnectPacer', () => {
     expect(second?.error?.message).toBe('bad connect options');
     expect(third?.error).toBeNull();
   });
+
+  it("leaves a throw from the caller's own callback to the caller, answering once", () => {
+    const { connect } = recordingConnector();
+    const paced = new ConnectPacer().wrap(connect);
+    let answers = 0;
+    expect(() =>
+      paced(target(1), () => {
+        answers += 1;
+        throw new Error('thrown by the caller');
+      }),
+    ).toThrow('thrown by the caller');
+    expect(answers).toBe(1);
+  });
 });
 
 describe('ConnectPacer with the TLS connector', () => {

@@ -48,10 +48,16 @@ export class ConnectPacer {
   wrap(connect: Connector): Connector {
     return (options, callback) => {
       this.#run(() => {
+        let answered = false;
         try {
-          connect(options, callback);
+          connect(options, (...args) => {
+            answered = true;
+            callback(...args);
+          });
         } catch (error) {
-          // Started in a later turn, a throw would reach no caller.
+          // A connect that failed to start answers with its error: started in a later turn, a
+          // throw would reach no caller. A throw from the callback itself is the caller's own.
+          if (answered) throw error;
           callback(error as Error, null);
         }
       });
