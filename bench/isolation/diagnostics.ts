@@ -6,6 +6,8 @@ export interface LevelDiagnostics {
   delivered: { count: number; expected: number };
   /** Worker start to the first healthy delivery, median over the runs, in ms; null when none had one. */
   firstDeliveryMs: number | null;
+  /** The longest event-loop stall of each run while timed, median over the runs, in ms. */
+  longestStallMs: number;
   /** Most attempts in flight in the worker at once. */
   peakInFlight: number;
   /** Most requests the hanging receivers held open at once (attempts stuck there). */
@@ -34,6 +36,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
   const result: LevelDiagnostics = {
     delivered: { count: 0, expected: 0 },
     firstDeliveryMs: null,
+    longestStallMs: 0,
     peakInFlight: 0,
     peakHeld: 0,
     handshakes: { full: 0, resumed: 0 },
@@ -46,6 +49,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
   };
   const handshakes = { full: [] as number[], resumed: [] as number[] };
   const firstDeliveries: number[] = [];
+  const stalls: number[] = [];
   let worstShare = Number.POSITIVE_INFINITY;
   for (const { measurement, settlement } of level.runs) {
     const share = measurement.delivered / measurement.healthyExpected;
@@ -54,6 +58,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
       result.delivered = { count: measurement.delivered, expected: measurement.healthyExpected };
     }
     if (measurement.firstDeliveryMs !== null) firstDeliveries.push(measurement.firstDeliveryMs);
+    stalls.push(measurement.longestStallMs);
     result.peakInFlight = Math.max(result.peakInFlight, settlement.peak.inFlight);
     result.peakHeld = Math.max(result.peakHeld, settlement.receiver?.peakOpen ?? 0);
     if (settlement.receiver) {
@@ -79,6 +84,7 @@ export function diagnose(level: LevelRuns): LevelDiagnostics {
     if (settlement.error) result.problems.push(`${measurement.plan.tag}: ${settlement.error}`);
   }
   if (firstDeliveries.length > 0) result.firstDeliveryMs = median(firstDeliveries);
+  if (stalls.length > 0) result.longestStallMs = median(stalls);
   if (handshakes.full.length > 0) {
     result.handshakes = { full: median(handshakes.full), resumed: median(handshakes.resumed) };
   }

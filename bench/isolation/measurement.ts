@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createWorker, type WebhookService, type WebhookWorker } from '@svc/webhooks-core';
 import { jobCancelled } from '../lib/memory-fixtures';
 import { type Audit, auditDeliveries, type EmittedDelivery } from './audit';
@@ -56,6 +57,8 @@ export interface Measurement {
   seconds: number;
   /** Worker start to the first healthy delivery, in ms; null when none was delivered. */
   firstDeliveryMs: number | null;
+  /** The longest the event loop of the worker's process was late to run a timer while timed, in ms. */
+  longestStallMs: number;
   /** Healthy deliveries per second; when unfinished, an upper bound: `healthyExpected / deadline`. */
   rate: number;
   tracker: Tracker;
@@ -113,14 +116,18 @@ async function timeHealthy(
   worker: WebhookWorker,
   tracker: Tracker,
   deadlineMs: number,
-): Promise<{ finished: boolean; seconds: number; firstDeliveryMs: number | null }> {
+): Promise<{ finished: boolean; seconds: number; firstDeliveryMs: number | null; longestStallMs: number }> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), deadlineMs);
   });
+  // What a host's own work in the same process (its API, say) would wait at worst.
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
   const startedAt = performance.now();
   await worker.start();
   const finished = await Promise.race([tracker.allHealthyDelivered.then(() => true as const), deadline]);
+  loopDelay.disable();
   clearTimeout(timer);
   const endedAt = finished ? tracker.lastDeliveredAt() : performance.now();
   const firstAt = tracker.firstDeliveredAt();
@@ -128,6 +135,7 @@ async function timeHealthy(
     finished,
     seconds: (endedAt - startedAt) / 1000,
     firstDeliveryMs: firstAt === null ? null : firstAt - startedAt,
+    longestStallMs: loopDelay.max / 1e6,
   };
 }
 
@@ -218,6 +226,7 @@ export async function measure(setup: RunSetup, plan: MeasurementPlan): Promise<M
       finished: timed.finished,
       seconds: timed.seconds,
       firstDeliveryMs: timed.firstDeliveryMs,
+      longestStallMs: timed.longestStallMs,
       rate: timed.finished ? healthyExpected / timed.seconds : healthyExpected / (plan.deadlineMs / 1000),
       tracker,
       settled: settle({ setup, plan, backend, webhooks, worker, sampler, emitted }),
