@@ -65,14 +65,13 @@ export class ConnectPacer {
   }
 
   #run(start: () => void): void {
-    if (this.#waiting.length === 0 && this.#startedThisTurn < this.#perTurn) {
-      this.#startedThisTurn += 1;
-      this.#endTurnSoon();
-      start();
+    this.#endTurnSoon();
+    if (this.#waiting.length > 0 || this.#startedThisTurn >= this.#perTurn) {
+      this.#waiting.push(start);
       return;
     }
-    this.#waiting.push(start);
-    this.#endTurnSoon();
+    this.#startedThisTurn += 1;
+    start();
   }
 
   /** The count belongs to this turn: setImmediate runs after the loop has polled for I/O. */
