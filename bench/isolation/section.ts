@@ -1,5 +1,6 @@
 import { describeMachine, formatRatio, markdownTable } from '../lib/report';
 import { diagnose, type LevelDiagnostics } from './diagnostics';
+import { CLOSE_GRACE_MS } from './measurement';
 import type { LevelRuns, LevelSummary } from './summary';
 import { summarize } from './summary';
 import type { TestSendResult } from './test-sends';
@@ -211,7 +212,9 @@ function methodLines(facts: RunFacts): string[] {
     'After the timed part the worker is stopped (it waits for attempts held by hanging receivers to reach the',
     'attempt timeout) while the next measurement runs, then the deliveries are audited through the store and the',
     'queue, and the service and backend are closed, between two timed parts, never during one: _lost_ counts',
-    'deliveries missing from the store, `pending` without `nextRetryAt`, or `pending` without a queue entry.',
+    'deliveries missing from the store, `pending` without `nextRetryAt`, or `pending` without a queue entry;',
+    `a problem is reported if the hanging receivers still hold a request open ${CLOSE_GRACE_MS / 1000} s after \`worker.stop()\` resolved`,
+    '(the sender closes each held connection when its attempt ends; the receivers see it a moment later).',
     'Peaks of `webhooks.transportStats()` (and its own `peakSockets`) are sampled every 10 ms from before the',
     'worker starts until it has stopped.',
   ];
