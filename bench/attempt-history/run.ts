@@ -12,7 +12,7 @@
  * (use an even number of rounds); the ratio is the median of each round's ratio. Writes the
  * `attempt-history` section of docs/benchmarks.md (`--no-write`: print only).
  *
- * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (4),
+ * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (8),
  * BENCH_AGENCIES (100), BENCH_PER_AGENCY (100), DATABASE_URL, REDIS_URL.
  */
 import { randomUUID } from 'node:crypto';
@@ -25,7 +25,7 @@ import { median } from '../isolation/summary';
 import { emitBacklog } from '../lib/backlog';
 import { describeMachine, formatRatio, markdownTable, writeBenchSection } from '../lib/report';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const AGENCIES = Number(process.env.BENCH_AGENCIES ?? 100);
 const PER_AGENCY = Number(process.env.BENCH_PER_AGENCY ?? 100);
 const SELECTED: BackendKind[] = process.env.BENCH_BACKENDS
@@ -128,9 +128,17 @@ async function main(): Promise<void> {
       format(median(rates.get(`${kind}/not recorded`) ?? [])),
       format(median(rates.get(`${kind}/recorded`) ?? [])),
       `${formatRatio(ratio)} ${ratio >= BAR ? '(met)' : '(**missed**)'}`,
-      `${((1 - ratio) * 100).toFixed(1)} %`,
+      // At or above 1× the cost is lost in the machine's drift; a negative percentage would read as a gain.
+      ratio >= 1 ? 'none measured' : `${((1 - ratio) * 100).toFixed(1)} %`,
     ];
   });
+  const eachRound = SELECTED.map(
+    (kind) => `${kind}: ${(ratios.get(kind) ?? []).map((ratio) => formatRatio(ratio)).join(', ')}`,
+  ).join('; ');
+  const spreads = SELECTED.map((kind) => {
+    const variantRates = rates.get(`${kind}/not recorded`) ?? [];
+    return `${format(Math.min(...variantRates))}–${format(Math.max(...variantRates))} (${kind})`;
+  }).join(', ');
   const markdown = `## Attempt history's cost (\`bench/attempt-history\`)
 
 ${describeMachine()}; load average ${loadBefore.toFixed(2)} before, ${(loadavg()[0] ?? 0).toFixed(2)} after; ${ROUNDS} rounds.
@@ -140,6 +148,10 @@ delivery alone). Rounds alternate which variant goes first; ratio: the median of
 (≥ ${BAR}×).
 
 ${markdownTable(['backend', 'not recorded', 'recorded', 'recorded ÷ not recorded', 'cost'], rows)}
+
+Ratio of each round: ${eachRound}. They spread far wider than the cost itself, because the machine's speed
+drifts from one second to the next and a round's two measurements are seconds apart: the same code, not
+recorded, ran at ${spreads}. The median over the rounds is what the bar is judged on.
 `;
   console.log(markdown);
   if (write) writeBenchSection('attempt-history', markdown);
