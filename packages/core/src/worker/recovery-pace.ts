@@ -17,8 +17,9 @@ const CATCH_UP_POLL_MS = 20;
  * walk's reads and writes at the recovery's start, where they slow every other
  * agency on the same store, and fills the agency's queue with a window's worth
  * of entries that its new events then queue behind. So before each page the walk
- * counts the window's pending deliveries (`store.countDeliveries`, which reads no
- * records) and waits while the replays not yet delivered are `lead` or more.
+ * counts the window's pending deliveries (`store.countDeliveries`, which returns
+ * a number, no records) and waits while the replays not yet delivered are `lead`
+ * or more.
  *
  * The window may hold pending deliveries of its own (retries in backoff, which
  * a recovery does not replay); the lowest count seen is taken as theirs, so they
