@@ -173,9 +173,9 @@ const CLOSE_POLL_MS = 20;
  * The receivers' counts of `tag`, asked again until no held request is open or
  * the grace has passed. The sender closes a held connection when its attempt
  * ends, before `worker.stop()` resolves, but the receivers' process sees the
- * close a moment later: asked at once (the memory backend's audit takes a few
- * milliseconds), they could still count it open, and did, in about one
- * measurement per run, every one open at the first ask closed at the next.
+ * close a moment later. Asked at once (the memory backend's audit takes a few
+ * milliseconds), they counted some open in about one measurement per run, and
+ * every one of those was closed when asked again.
  */
 async function countsOnceClosed(receivers: IsolationReceivers, tag: string): Promise<ReceiverCounts> {
   const since = performance.now();

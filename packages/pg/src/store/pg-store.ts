@@ -305,9 +305,9 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
       await context.ensureMigrated();
       // Never prepared, so always planned for its values: a generic plan may take the status
       // index and check the type on every row it points to, reading a whole window's rows.
-      // Counts come from a recovery: once at its start, then from its walk before each page and
-      // while it waits for its agency (at most every 20 ms). Planning each one took about 0.1 ms
-      // in a probe, a tenth of what the count itself took.
+      // Counts come from recoveries: at the request (one per event type named, dry runs included),
+      // then from the walk before each page and while it waits for its agency (at most every
+      // 20 ms). Planning each one took about 0.1 ms in a probe, a tenth of the count itself.
       const [row] = await run<{ matched: string }>(pool, stmt, values, false);
       // count(*) is a bigint, which node-postgres hands over as a string.
       return Number(row?.matched ?? 0);
