@@ -26,6 +26,12 @@ export interface MeasurementPlan {
   naming: Naming;
   /** Share of the agencies whose receiver hangs, in percent. */
   hangingPercent: number;
+  /**
+   * The twin of a hanging measurement: those agencies are configured as before
+   * but emit nothing, so the healthy agencies deliver the same work with nobody
+   * hanging.
+   */
+  idle: boolean;
   /** Unique per measurement: names its schema or key prefix, and tags its requests to the receivers. */
   tag: string;
   /** Longest wait for the healthy deliveries, in ms; a run still short of them then is reported unfinished. */
@@ -236,7 +242,8 @@ export async function measure(setup: RunSetup, plan: MeasurementPlan): Promise<M
     await configureAgencies(backend.store, agencies, setup.secret);
     const tracker = createTracker(hanging, healthyExpected);
     webhooks = createIsolationService(backend, setup.receivers.ca, tracker.hooks);
-    const emitted = await emitBacklog(webhooks, agencies, setup.perAgency);
+    const senders = plan.idle ? agencies.filter((agency) => !agency.hanging) : agencies;
+    const emitted = await emitBacklog(webhooks, senders, setup.perAgency);
     const worker = createWorker(webhooks);
     const sampler = startStatsSampler(webhooks, () => worker.inFlight);
     const setupSeconds = (performance.now() - setupStarted) / 1000;

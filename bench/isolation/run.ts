@@ -1,13 +1,14 @@
 /**
  * `pnpm --filter @svc/bench run isolation`: do hanging receivers cost only
  * their own agencies? 100 agencies × 20 deliveries with 0 %, 10 % and 30 % of
- * the agencies' receivers hanging, with a hostname per agency and with one
- * shared origin, on the memory, PostgreSQL and Redis backends, the service and
+ * the agencies' receivers hanging (each beside an idle twin, where those
+ * agencies send nothing), with a hostname per agency and with one shared
+ * origin, on the memory, PostgreSQL and Redis backends, the service and
  * worker on default settings; then 300 test sends to new origins at once.
  * Writes the `isolation` section of docs/benchmarks.md (`--no-write`: print only).
  *
  * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (7, at most),
- * BENCH_BUDGET_S (420: no round starts that would end past it),
+ * BENCH_BUDGET_S (600: no round starts that would end past it),
  * BENCH_AGENCIES (100), BENCH_PER_AGENCY (20), BENCH_TEST_SENDS (300),
  * DATABASE_URL, REDIS_URL.
  */
@@ -23,7 +24,7 @@ import { buildSection } from './section';
 import { measureTestSends } from './test-sends';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-const BUDGET_S = Number(process.env.BENCH_BUDGET_S ?? 420);
+const BUDGET_S = Number(process.env.BENCH_BUDGET_S ?? 600);
 const AGENCIES = Number(process.env.BENCH_AGENCIES ?? 100);
 const PER_AGENCY = Number(process.env.BENCH_PER_AGENCY ?? 20);
 const TEST_SENDS = Number(process.env.BENCH_TEST_SENDS ?? 300);

@@ -17,10 +17,13 @@ const DEADLINE_FACTOR = 3;
 const DEADLINE_FLOOR_MS = 10_000;
 const DEADLINE_CAP_MS = 30_000;
 
-/** A measurement and its ratio to the 0 % ones around it (null for a 0 % one, or without a finished pair). */
+/** A measurement and its ratios. */
 interface Pending {
   measurement: Measurement;
+  /** To the mean of the 0 % measurements around it; null for a 0 % one, or without a finished pair. */
   ratio: number | null;
+  /** A hanging measurement's rate ÷ its idle twin's; null for the others, or when either did not finish. */
+  twinRatio: number | null;
 }
 
 /** Every measurement of one backend and naming, over the rounds. */
@@ -28,6 +31,8 @@ export interface Line {
   backend: BackendKind;
   naming: Naming;
   byLevel: Map<number, Pending[]>;
+  /** The idle twins of the hanging measurements, by hanging share. */
+  idleByLevel: Map<number, Pending[]>;
   /** Hanging shares whose measurement hit its deadline: not measured again. */
   hopeless: Set<number>;
 }
@@ -37,6 +42,7 @@ export function newLine(backend: BackendKind, naming: Naming): Line {
     backend,
     naming,
     byLevel: new Map([0, ...HANGING_LEVELS].map((level) => [level, []])),
+    idleByLevel: new Map(HANGING_LEVELS.map((level) => [level, []])),
     hopeless: new Set(),
   };
 }
@@ -44,12 +50,13 @@ export function newLine(backend: BackendKind, naming: Naming): Line {
 let measurements = 0;
 const count = (n: number) => Math.round(n).toLocaleString('en-US');
 
-async function run(setup: RunSetup, line: Line, hangingPercent: number, deadlineMs: number) {
-  const tag = `${line.backend}-${line.naming}-${hangingPercent}-${++measurements}`;
+async function run(setup: RunSetup, line: Line, hangingPercent: number, deadlineMs: number, idle = false) {
+  const tag = `${line.backend}-${line.naming}-${hangingPercent}${idle ? '-idle' : ''}-${++measurements}`;
   const measurement = await measure(setup, {
     backend: line.backend,
     naming: line.naming,
     hangingPercent,
+    idle,
     tag,
     deadlineMs,
   });
@@ -57,10 +64,15 @@ async function run(setup: RunSetup, line: Line, hangingPercent: number, deadline
   return measurement;
 }
 
-function logMeasurement(measurement: Measurement, ratio: number | null): void {
+function logMeasurement(
+  measurement: Measurement,
+  ratio: number | null,
+  twinRatio: number | null = null,
+): void {
   const { plan, delivered, healthyExpected, seconds, rate, finished, setupSeconds } = measurement;
   const bound = finished ? '' : '< ';
-  const ratioText = ratio === null ? '' : `, ${bound}${ratio.toFixed(2)}×`;
+  const twinText = twinRatio === null ? '' : ` (${twinRatio.toFixed(2)}× its idle twin)`;
+  const ratioText = ratio === null ? '' : `, ${bound}${ratio.toFixed(2)}×${twinText}`;
   console.log(
     `${plan.tag}: ${bound}${count(rate)}/s${ratioText}; ${delivered}/${healthyExpected} healthy in ${seconds.toFixed(2)} s (set-up ${setupSeconds.toFixed(1)} s)`,
   );
@@ -84,7 +96,7 @@ export async function warmUp(setup: RunSetup, backend: BackendKind): Promise<Mea
 
 async function baseline(setup: RunSetup, line: Line): Promise<Measurement> {
   const measurement = await run(setup, line, 0, BASELINE_LIMIT_MS);
-  line.byLevel.get(0)?.push({ measurement, ratio: null });
+  line.byLevel.get(0)?.push({ measurement, ratio: null, twinRatio: null });
   logMeasurement(measurement, null);
   return measurement;
 }
@@ -95,39 +107,57 @@ function hangingDeadlineMs(before: Measurement): number {
 
 /**
  * One round of a line: 0 %, the hanging shares still worth measuring (10 % then
- * 30 %, the other way round in odd rounds), 0 % again. Each hanging measurement
- * is divided by the mean of the two 0 % ones around it; no ratio when either of
- * them did not finish (its rate is only a bound).
+ * 30 %, the other way round in odd rounds), each beside its idle twin (the twin
+ * first in odd rounds), 0 % again. Each hanging measurement and twin is divided
+ * by the mean of the two 0 % ones around it, no ratio when either of them did
+ * not finish (its rate is only a bound); each hanging measurement also by its
+ * twin, when both finished.
  */
 export async function measureRound(setup: RunSetup, line: Line, round: number): Promise<void> {
   const levels = HANGING_LEVELS.filter((level) => !line.hopeless.has(level));
   if (levels.length === 0) return;
-  if (round % 2 === 1) levels.reverse();
+  const odd = round % 2 === 1;
+  if (odd) levels.reverse();
   const before = await baseline(setup, line);
-  const hanging: Measurement[] = [];
-  for (const percent of levels) hanging.push(await run(setup, line, percent, hangingDeadlineMs(before)));
+  const pairs: Array<{ hanging: Measurement; twin: Measurement }> = [];
+  for (const percent of levels) {
+    const deadlineMs = hangingDeadlineMs(before);
+    const first = await run(setup, line, percent, deadlineMs, odd);
+    const second = await run(setup, line, percent, deadlineMs, !odd);
+    pairs.push(odd ? { hanging: second, twin: first } : { hanging: first, twin: second });
+  }
   const after = await baseline(setup, line);
   const reference = before.finished && after.finished ? (before.rate + after.rate) / 2 : null;
-  for (const measurement of hanging) {
-    const ratio = reference === null ? null : measurement.rate / reference;
-    line.byLevel.get(measurement.plan.hangingPercent)?.push({ measurement, ratio });
-    logMeasurement(measurement, ratio);
-    if (!measurement.finished) line.hopeless.add(measurement.plan.hangingPercent);
+  const ratioOf = (measurement: Measurement) => (reference === null ? null : measurement.rate / reference);
+  for (const { hanging, twin } of pairs) {
+    const percent = hanging.plan.hangingPercent;
+    const twinRatio = hanging.finished && twin.finished ? hanging.rate / twin.rate : null;
+    line.byLevel.get(percent)?.push({ measurement: hanging, ratio: ratioOf(hanging), twinRatio });
+    line.idleByLevel.get(percent)?.push({ measurement: twin, ratio: ratioOf(twin), twinRatio: null });
+    logMeasurement(twin, ratioOf(twin));
+    logMeasurement(hanging, ratioOf(hanging), twinRatio);
+    if (!hanging.finished) line.hopeless.add(percent);
   }
 }
 
-/** The line's measurements once every one of them has settled. */
+/** The line's measurements once every one of them has settled: each hanging share followed by its twins. */
 export async function settleLine(line: Line): Promise<LevelRuns[]> {
+  const groups = [...line.byLevel].flatMap(([hangingPercent, pending]) => {
+    const twins = line.idleByLevel.get(hangingPercent);
+    const own = { hangingPercent, idle: false, pending };
+    return twins ? [own, { hangingPercent, idle: true, pending: twins }] : [own];
+  });
   return Promise.all(
-    [...line.byLevel].map(async ([hangingPercent, pending]) => {
+    groups.map(async ({ hangingPercent, idle, pending }) => {
       const runs: Settled[] = await Promise.all(
-        pending.map(async ({ measurement, ratio }) => ({
+        pending.map(async ({ measurement, ratio, twinRatio }) => ({
           measurement,
           ratio,
+          twinRatio,
           settlement: await measurement.settled,
         })),
       );
-      return { backend: line.backend, naming: line.naming, hangingPercent, runs };
+      return { backend: line.backend, naming: line.naming, hangingPercent, idle, runs };
     }),
   );
 }

@@ -32,6 +32,16 @@ function rateCell(line: LevelSummary): string {
   return `${count(line.rate)}${unfinished}`;
 }
 
+/** The hanging share, and whether the line is its idle twins. */
+function levelLabel(line: { hangingPercent: number; idle: boolean }): string {
+  return `${line.hangingPercent} %${line.idle ? ', idle' : ''}`;
+}
+
+function twinCell(line: LevelSummary): string {
+  if (line.hangingPercent === 0 || line.idle) return '—';
+  return line.twinRatio === null ? 'n/a' : times(line.twinRatio);
+}
+
 function ratioCell(line: LevelSummary): string {
   if (line.hangingPercent === 0) return '1.00×';
   if (line.ratio === null) return 'n/a';
@@ -57,6 +67,7 @@ function summaryTable(lines: readonly LevelSummary[]): string {
       "healthy agencies' deliveries/s",
       'ratio to 0 %',
       'bar',
+      'ratio to idle twin',
       'peak pools / cap',
       'peak sockets / cap',
       'lost',
@@ -64,10 +75,11 @@ function summaryTable(lines: readonly LevelSummary[]): string {
     lines.map((line) => [
       line.backend,
       NAMING_LABEL[line.naming],
-      `${line.hangingPercent} %`,
+      levelLabel(line),
       rateCell(line),
       ratioCell(line),
       barCell(line),
+      twinCell(line),
       peakCell(line.peak, 'pools'),
       peakCell(line.peak, 'sockets'),
       line.lost === null ? 'not audited' : String(line.lost),
@@ -81,7 +93,7 @@ function tally(counts: ReadonlyMap<string, number>): string {
 }
 
 function hangingCells(line: LevelSummary, why: LevelDiagnostics): [string, string, string, string] {
-  if (line.hangingPercent === 0) return ['—', '—', '—', '—'];
+  if (line.hangingPercent === 0 || line.idle) return ['—', '—', '—', '—'];
   const { count: attempts, minMs, maxMs, endings } = why.hangingAttempts;
   const end = why.hangingEnd;
   return [
@@ -115,7 +127,7 @@ function diagnosticsTable(levels: ReadonlyArray<{ line: LevelSummary; why: Level
       return [
         line.backend,
         NAMING_LABEL[line.naming],
-        `${line.hangingPercent} %`,
+        levelLabel(line),
         `${count(why.delivered.count)} / ${count(why.delivered.expected)}`,
         why.firstDeliveryMs === null ? '—' : `${count(why.firstDeliveryMs)} ms`,
         `${count(why.longestStallMs)} ms`,
@@ -200,9 +212,15 @@ function methodLines(facts: RunFacts): string[] {
     'emits the whole backlog first, agency by agency with the hanging agencies first (the harder order: they take',
     'the first turns), then times the worker',
     "from `start()` to the last healthy agency's delivery recorded as delivered. Rate = healthy agencies' deliveries",
-    '(100 %, 90 % or 70 % of them) ÷ that time. Each round measures, per backend and naming in turn, 0 %, 10 %,',
-    '30 %, 0 % (30 % before 10 % in even rounds); each hanging measurement is divided by the mean of the two 0 %',
-    'ones around it (no ratio when one of them did not finish). Ratios are medians over rounds, rates medians over',
+    '(100 %, 90 % or 70 % of them) ÷ that time. Each round measures, per backend and naming in turn, 0 %, 10 % and',
+    'its idle twin, 30 % and its idle twin, 0 % (in even rounds 30 % before 10 %, and each twin before its pair);',
+    'each of them is divided by the mean of the two 0 % ones around it (no ratio when one of them did not finish).',
+    'An _idle twin_ (`10 %, idle`) configures the same agencies, but those that hang in its pair send nothing: the',
+    'healthy agencies deliver the same work with nobody hanging. Its ratio to 0 % is what less work alone does to',
+    'that ratio (it tends to the healthy share when each agency is held to its own window rather than to a busy',
+    "worker); the _ratio to idle twin_, a hanging measurement's rate ÷ its twin's, is what the hanging receivers",
+    'cost the healthy agencies (1.00×: nothing). It is reported, not judged: the bar is the ratio to 0 %.',
+    'Ratios are medians over rounds, rates medians over',
     'measurements; one warm-up measurement per backend is not reported. A further round starts only if it would',
     `end within the time budget (${facts.budgetS} s). A hanging measurement whose healthy deliveries are not all delivered`,
     'within 3× the time of the 0 % measurement before it (at least 10 s, at most 30 s), or a 0 % one not done in',
@@ -231,8 +249,13 @@ export function buildSection(
   const perRun = lines
     .filter((line) => line.ratios.length > 0)
     .map(
+      (line) => `${line.backend} ${line.naming} ${levelLabel(line)}: ${line.ratios.map(times).join(', ')}`,
+    );
+  const perTwin = lines
+    .filter((line) => line.twinRatios.length > 0)
+    .map(
       (line) =>
-        `${line.backend} ${line.naming} ${line.hangingPercent} %: ${line.ratios.map(times).join(', ')}`,
+        `${line.backend} ${line.naming} ${levelLabel(line)}: ${line.twinRatios.map(times).join(', ')}`,
     );
   const problems = analysed.flatMap(({ why }) => why.problems);
   const workerErrors = analysed.filter(({ why }) => why.workerErrors.size > 0);
@@ -244,6 +267,9 @@ export function buildSection(
     summaryTable(lines),
     '',
     ...(perRun.length > 0 ? [`Ratio of each measurement: ${perRun.join('; ')}.`, ''] : []),
+    ...(perTwin.length > 0
+      ? [`Ratio of each hanging measurement to its idle twin: ${perTwin.join('; ')}.`, '']
+      : []),
     ...barLines(lines, testSends),
     '',
     '### Where the time goes',
@@ -264,7 +290,7 @@ export function buildSection(
     '',
     ...(workerErrors.length > 0
       ? [
-          `Worker errors (\`onError\`): ${workerErrors.map(({ line, why }) => `${line.backend} ${line.naming} ${line.hangingPercent} %: ${tally(why.workerErrors)}`).join('; ')}.`,
+          `Worker errors (\`onError\`): ${workerErrors.map(({ line, why }) => `${line.backend} ${line.naming} ${levelLabel(line)}: ${tally(why.workerErrors)}`).join('; ')}.`,
           '',
         ]
       : []),

@@ -8,6 +8,8 @@ export interface Settled {
   settlement: Settlement;
   /** Ratio to the mean of the 0 % measurements before and after it; null for a 0 % one or without a finished pair. */
   ratio: number | null;
+  /** A hanging measurement's rate ÷ its idle twin's; null for the others, or when either did not finish. */
+  twinRatio: number | null;
 }
 
 /** Every measurement of one backend, naming and hanging share. */
@@ -15,6 +17,8 @@ export interface LevelRuns {
   backend: BackendKind;
   naming: Naming;
   hangingPercent: number;
+  /** The idle twins of that hanging share: its agencies configured, sending nothing. */
+  idle: boolean;
   runs: Settled[];
 }
 
@@ -29,6 +33,8 @@ export interface LevelSummary {
   backend: BackendKind;
   naming: Naming;
   hangingPercent: number;
+  /** Idle twins: the hanging share's agencies send nothing. */
+  idle: boolean;
   /** Median healthy rate of the finished runs; with none, the upper bound of an unfinished one. */
   rate: number;
   /**
@@ -50,6 +56,10 @@ export interface LevelSummary {
   lost: number | null;
   /** The ratio of each run that has one, in order. */
   ratios: number[];
+  /** Median of the hanging runs' ratios to their idle twins; null for other lines, or when none has one. */
+  twinRatio: number | null;
+  /** The ratio to its idle twin of each hanging run that has one, in order. */
+  twinRatios: number[];
 }
 
 /** The median; of an even count, the mean of the middle two (a line often has just two 0 % runs). */
@@ -107,15 +117,18 @@ function lineRatio(runs: readonly Settled[], hangingPercent: number, bounded: bo
 }
 
 export function summarize(level: LevelRuns): LevelSummary {
-  const { runs, hangingPercent } = level;
+  const { runs, hangingPercent, idle } = level;
   const { rate, bounded } = lineRate(runs, hangingPercent);
   const ratio = lineRatio(runs, hangingPercent, bounded);
-  const bar = BARS.get(hangingPercent) ?? null;
+  // The twins are reported for scale, not judged.
+  const bar = idle ? null : (BARS.get(hangingPercent) ?? null);
   const peak = highestPeak(runs);
+  const twinRatios = runs.map((run) => run.twinRatio).filter((value): value is number => value !== null);
   return {
     backend: level.backend,
     naming: level.naming,
     hangingPercent,
+    idle,
     rate,
     ratio,
     bounded,
@@ -126,5 +139,7 @@ export function summarize(level: LevelRuns): LevelSummary {
     withinCaps: withinCaps(peak),
     lost: lostIn(runs),
     ratios: runs.map((run) => run.ratio).filter((value): value is number => value !== null),
+    twinRatio: twinRatios.length > 0 ? median(twinRatios) : null,
+    twinRatios,
   };
 }
