@@ -246,17 +246,14 @@ export function buildSection(
 ): string {
   const analysed = levels.map((level) => ({ line: summarize(level), why: diagnose(level) }));
   const lines = analysed.map(({ line }) => line);
-  const perRun = lines
-    .filter((line) => line.ratios.length > 0)
-    .map(
-      (line) => `${line.backend} ${line.naming} ${levelLabel(line)}: ${line.ratios.map(times).join(', ')}`,
-    );
-  const perTwin = lines
-    .filter((line) => line.twinRatios.length > 0)
-    .map(
-      (line) =>
-        `${line.backend} ${line.naming} ${levelLabel(line)}: ${line.twinRatios.map(times).join(', ')}`,
-    );
+  const listed = (pick: (line: LevelSummary) => readonly number[]) =>
+    lines
+      .filter((line) => pick(line).length > 0)
+      .map(
+        (line) => `${line.backend} ${line.naming} ${levelLabel(line)}: ${pick(line).map(times).join(', ')}`,
+      );
+  const perRun = listed((line) => line.ratios);
+  const perTwin = listed((line) => line.twinRatios);
   const problems = analysed.flatMap(({ why }) => why.problems);
   const workerErrors = analysed.filter(({ why }) => why.workerErrors.size > 0);
   return [
