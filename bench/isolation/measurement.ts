@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createWorker, type WebhookService, type WebhookWorker } from '@svc/webhooks-core';
 import { jobCancelled } from '../lib/memory-fixtures';
+import { pollUntil } from '../lib/poll';
 import { type Audit, auditDeliveries, type EmittedDelivery } from './audit';
 import { type Backend, type BackendKind, openBackend } from './backends';
 import type { Gate } from './gate';
@@ -173,7 +174,6 @@ interface Running {
 
 /** How long the receivers may take to see the connections the sender closed when its attempts ended. */
 export const CLOSE_GRACE_MS = 1_000;
-const CLOSE_POLL_MS = 20;
 
 /**
  * The receivers' counts of `tag`, asked again until no held request is open or
@@ -184,13 +184,12 @@ const CLOSE_POLL_MS = 20;
  * every one of those was closed when asked again.
  */
 async function countsOnceClosed(receivers: IsolationReceivers, tag: string): Promise<ReceiverCounts> {
-  const since = performance.now();
-  let counts = await receivers.counts(tag);
-  while (counts.open > 0 && performance.now() - since < CLOSE_GRACE_MS) {
-    await new Promise((resolve) => setTimeout(resolve, CLOSE_POLL_MS));
-    counts = await receivers.counts(tag);
-  }
-  return counts;
+  const { value } = await pollUntil(
+    () => receivers.counts(tag),
+    (counts) => counts.open === 0,
+    CLOSE_GRACE_MS,
+  );
+  return value;
 }
 
 /**

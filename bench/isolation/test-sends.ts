@@ -1,4 +1,5 @@
 import { createMemoryQueue, createMemoryStore, WebhookError } from '@svc/webhooks-core';
+import { pollUntil } from '../lib/poll';
 import type { IsolationReceivers } from './receivers';
 import { configureAgencies, createIsolationService } from './service-setup';
 import { type PeakStats, startStatsSampler, type TransportStats, transportStatsOf } from './transport-stats';
@@ -25,13 +26,12 @@ const CLOSE_WAIT_MS = 2000;
 
 /** Waits until the transport has no socket open, or 2 s; returns the last stats read and the time waited. */
 async function waitForSocketsClosed(read: (() => TransportStats) | null) {
-  const started = performance.now();
-  let stats = read?.() ?? null;
-  while (stats && stats.sockets > 0 && performance.now() - started < CLOSE_WAIT_MS) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    stats = read?.() ?? null;
-  }
-  return { after: stats, closedAfterMs: performance.now() - started };
+  const { value, waitedMs } = await pollUntil(
+    () => read?.() ?? null,
+    (stats) => !stats || stats.sockets === 0,
+    CLOSE_WAIT_MS,
+  );
+  return { after: value, closedAfterMs: waitedMs };
 }
 
 /**
