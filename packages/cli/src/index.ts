@@ -1,7 +1,7 @@
 /**
  * `@svc/webhooks-cli`: the `svc-webhooks` command for developers of webhook receivers and of hosts
- * (`sign`, `verify`, `trigger`, `schema`, `test`, `replay`, `recover`), and {@link runCli} to run it
- * from code.
+ * (`sign`, `verify`, `trigger`, `schema`, `test`, `replay`, `recover`, `recoveries`), and {@link runCli}
+ * to run it from code.
  *
  * @packageDocumentation
  * @module @svc/webhooks-cli

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import type { CommandContext } from './command-context';
 import { registerRecoverCommand } from './commands/recover';
+import { registerRecoveriesCommand } from './commands/recoveries';
 import { registerReplayCommand } from './commands/replay';
 import { registerSchemaCommand } from './commands/schema';
 import { registerSignCommand } from './commands/sign';
@@ -75,6 +76,7 @@ function buildProgram(context: CommandContext): Command {
     registerTestCommand,
     registerReplayCommand,
     registerRecoverCommand,
+    registerRecoveriesCommand,
   ]) {
     register(program, context);
   }

@@ -195,3 +195,50 @@ describe('svc-webhooks recover', () => {
     }
   });
 });
+
+describe('svc-webhooks recoveries', () => {
+  it('lists the agency’s recoveries newest first, a page at a time, as the host answers them', async () => {
+    await configure(['job_cancelled']);
+    const since = Date.UTC(2026, 0, 1, 8);
+    const ids: string[] = [];
+    for (const offset of [0, 1, 2]) {
+      const { recoveryId } = await host.service.recoverDeliveries('agency-1', {
+        since: since + offset,
+        until: since + 3_600_000,
+      });
+      ids.push(recoveryId);
+      await vi.waitFor(
+        async () => expect((await host.service.getRecovery('agency-1', recoveryId)).status).toBe('completed'),
+        { timeout: 10_000, interval: 20 },
+      );
+    }
+
+    const first = await cli(['recoveries', '--limit', '2']);
+    expect(first.code, first.stderr).toBe(0);
+    const lines = first.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^${ids[2]}  completed  0 of 0 replayed  2026-01-01T08:00:00\\.002Z to 2026-01-01T09:00:00\\.000Z  all event types  started \\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z$`,
+      ),
+    );
+    expect(lines[1]?.startsWith(`${ids[1]}  completed`)).toBe(true);
+    const more = /^More: svc-webhooks recoveries --cursor (\S+)$/.exec(lines[2] ?? '');
+    expect(more).not.toBeNull();
+
+    const rest = await cli(['recoveries', '--limit', '2', '--cursor', more?.[1] ?? '', '--json']);
+    expect(rest.code, rest.stderr).toBe(0);
+    const page = JSON.parse(rest.stdout) as { recoveries: Array<{ id: string }>; nextCursor: string | null };
+    expect(page.recoveries.map((recovery) => recovery.id)).toEqual([ids[0]]);
+    expect(page.nextCursor).toBeNull();
+  });
+
+  it('says so when no recovery has run, and refuses a --limit the API would', async () => {
+    const none = await cli(['recoveries']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toBe('No bulk recovery has run for this agency.\n');
+    const tooMany = await cli(['recoveries', '--limit', '101']);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toContain('--limit takes 1 to 100; got 101.');
+  });
+});

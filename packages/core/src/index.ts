@@ -26,6 +26,7 @@ export type {
   ListConfigsOptions,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
+  RecoveryListOptions,
   RecoveryPageOptions,
   RecoveryPageReplay,
   SetSigningSecretOptions,
@@ -65,9 +66,11 @@ export { webhookIdOf } from './delivery/delivery';
 export type { AutoDisableOptions, EndpointHealth, EndpointHealthState } from './delivery/endpoint-health';
 export type { WebhookEnvelope } from './delivery/envelope';
 export type {
+  ListRecoveriesQuery,
   RecoverDeliveriesBody,
   Recovery,
   RecoveryDryRun,
+  RecoveryList,
   RecoveryRecord,
   RecoveryStarted,
   RecoveryStatus,

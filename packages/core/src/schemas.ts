@@ -30,8 +30,10 @@ export {
 export { endpointHealthSchema, endpointHealthStateSchema } from './delivery/endpoint-health';
 export { webhookEnvelopeSchema } from './delivery/envelope';
 export {
+  listRecoveriesQuerySchema,
   recoverDeliveriesBodySchema,
   recoveryDryRunSchema,
+  recoveryListSchema,
   recoverySchema,
   recoveryStartedSchema,
   recoveryStatusSchema,

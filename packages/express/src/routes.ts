@@ -13,9 +13,11 @@ import {
   endpointHealthSchema,
   eventTypeListSchema,
   listDeliveriesQuerySchema,
+  listRecoveriesQuerySchema,
   putConfigBodySchema,
   recoverDeliveriesBodySchema,
   recoveryDryRunSchema,
+  recoveryListSchema,
   recoverySchema,
   recoveryStartedSchema,
   replayResultSchema,
@@ -294,6 +296,25 @@ const getRecovery: ApiRoute = {
   },
 };
 
+const listRecoveries: ApiRoute = {
+  method: 'get',
+  path: '/recoveries',
+  operationId: 'listWebhookRecoveries',
+  summary: 'List bulk recoveries',
+  description:
+    'The agency’s bulk recoveries of every status (`running`, `completed`, `cancelled`), newest first, each as `GET /recoveries/{id}` answers it: the history of what was replayed after past outages. Pass `nextCursor` as `cursor` for the next page; it is null on the last page.',
+  query: listRecoveriesQuerySchema,
+  parameterDescriptions: {
+    limit: 'Most recoveries to return, 1 to 100.',
+    cursor: 'The `nextCursor` of the previous page.',
+  },
+  responses: [{ status: 200, description: 'One page of recoveries.', schema: recoveryListSchema }],
+  errors: ['validation_failed'],
+  async handle(service, agencyId, req) {
+    return { status: 200, body: await service.listRecoveries(agencyId, req.query) };
+  },
+};
+
 const cancelRecovery: ApiRoute = {
   method: 'post',
   path: '/recoveries/:id/cancel',
@@ -348,6 +369,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   replayDelivery,
   listDeliveryAttempts,
   recoverDeliveries,
+  listRecoveries,
   getRecovery,
   cancelRecovery,
   getEndpointHealth,

@@ -26,6 +26,10 @@ function getRecovery(id: string, token: string = TOKENS.owner) {
   return request(h.app).get(`${BASE}/recoveries/${id}`).set('authorization', token);
 }
 
+function listRecoveries(query: Record<string, string> = {}, token: string = TOKENS.owner) {
+  return request(h.app).get(`${BASE}/recoveries`).query(query).set('authorization', token);
+}
+
 function cancel(id: string, token: string = TOKENS.owner) {
   return request(h.app).post(`${BASE}/recoveries/${id}/cancel`).set('authorization', token);
 }
@@ -190,5 +194,49 @@ describe('GET /recoveries/:id and POST /recoveries/:id/cancel', () => {
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'recovery_not_running', details: { status: 'completed' } });
     expect((await getRecovery(started.body.recoveryId)).body.status).toBe('completed');
+  });
+});
+
+describe('GET /recoveries', () => {
+  it('lists the agency’s recoveries of every status, newest first, page by page; not another agency’s', async () => {
+    await seedOutage();
+    const first = await recover({ since: T0 });
+    await cancel(first.body.recoveryId);
+    const second = await recover({ since: T0 + 1000 });
+    const all = await listRecoveries();
+    expect(all.status).toBe(200);
+    expect(all.body.recoveries.map((recovery: { id: string }) => recovery.id)).toEqual([
+      second.body.recoveryId,
+      first.body.recoveryId,
+    ]);
+    expect(all.body.recoveries[0]).toEqual((await getRecovery(second.body.recoveryId)).body);
+    expect(all.body.recoveries[1].status).toBe('cancelled');
+    expect(all.body.nextCursor).toBeNull();
+
+    const page = await listRecoveries({ limit: '1' });
+    expect(page.body.recoveries).toHaveLength(1);
+    const next = await listRecoveries({ limit: '1', cursor: page.body.nextCursor });
+    expect(next.body.recoveries.map((recovery: { id: string }) => recovery.id)).toEqual([
+      first.body.recoveryId,
+    ]);
+    expect(next.body.nextCursor).toBeNull();
+
+    const other = await listRecoveries({}, TOKENS.otherOwner);
+    expect(other.status).toBe(200);
+    expect(other.body).toEqual({ recoveries: [], nextCursor: null });
+  });
+
+  it.each([
+    ['limit 0', { limit: '0' }],
+    ['limit 101', { limit: '101' }],
+    ['a cursor it did not make', { cursor: 'not-a-cursor' }],
+    ['an unknown parameter', { status: 'running' }],
+  ])('answers 400 validation_failed for %s, and changes nothing', async (_name, query) => {
+    await recover({ since: T0 });
+    const before = await h.snapshot();
+    const res = await listRecoveries(query);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(await h.snapshot()).toEqual(before);
   });
 });

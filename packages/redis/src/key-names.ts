@@ -165,6 +165,14 @@ export function runningRecoveryKey(base: string, agencyId: string): string {
   return `${base}rc-agency:${agencyId}`;
 }
 
+/**
+ * ZSET (all scores 0, ordered by id) of every recovery of one agency, whatever its
+ * status: what `listRecoveries` pages through, since `rc-running` forgets finished ones.
+ */
+export function recoveryListKey(base: string, agencyId: string): string {
+  return `${base}rc-list:${agencyId}`;
+}
+
 /** ZSET recoveryId → createdAt of every running recovery: what workers look through. */
 export function runningRecoveriesKey(base: string): string {
   return `${base}rc-running`;

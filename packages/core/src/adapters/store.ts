@@ -55,6 +55,14 @@ export interface DisableConfigInput {
   expectedUpdatedAt: number;
 }
 
+/** Options of {@link WebhookStore.listRecoveries}. */
+export interface RecoveryListOptions {
+  /** Most records to return, 1 or more. */
+  limit: number;
+  /** Only recoveries whose id sorts before this one (the last id of the previous page). */
+  beforeId?: string;
+}
+
 /** Options of {@link WebhookStore.replayRecoveryPage}. */
 export interface RecoveryPageOptions {
   /** Most deliveries the page replays. */
@@ -349,6 +357,13 @@ export interface WebhookStore {
 
   /** Up to `limit` recoveries with status `running`, of every agency, oldest created first. */
   listRunningRecoveries(limit: number): Promise<RecoveryRecord[]>;
+
+  /**
+   * The agency's recoveries of every status, newest first by id (ids sort by creation
+   * time; compared as UTF-8 bytes, as the delivery list does), only those sorting before
+   * `beforeId` when given, at most `limit`.
+   */
+  listRecoveries(agencyId: string, options: RecoveryListOptions): Promise<RecoveryRecord[]>;
 
   /** Releases connections the store opened itself (not injected ones). Idempotent. */
   close?(): Promise<void>;

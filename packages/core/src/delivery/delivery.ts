@@ -146,6 +146,14 @@ function queryInteger(number: z.ZodNumber) {
 /** An epoch-ms bound of the list's time window, as {@link queryInteger} reads it. */
 const queryEpochMs = () => queryInteger(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
 
+/** `limit` (1..100, default 20) and the opaque `cursor`: the paging of every newest-first list. */
+export const listPageQueryFields = {
+  // prefault, not default: it feeds 20 through the preprocess like a sent value, and the
+  // OpenAPI document still shows `default: 20` (a transform's own default is output-only).
+  limit: queryInteger(z.number().int().min(1).max(100)).prefault(20),
+  cursor: z.string().min(1).max(200).optional(),
+};
+
 /**
  * Query of the delivery list: filters `status`, `eventType`, `entityId`, and the
  * creation window `since` (inclusive) to `until` (exclusive), both epoch ms on the
@@ -168,10 +176,7 @@ export const listDeliveriesQuerySchema = z
     entityId: z.string().min(1).max(ID_MAX_LENGTH).optional(),
     since: queryEpochMs().optional(),
     until: queryEpochMs().optional(),
-    // prefault, not default: it feeds 20 through the preprocess like a sent value, and the
-    // OpenAPI document still shows `default: 20` (a transform's own default is output-only).
-    limit: queryInteger(z.number().int().min(1).max(100)).prefault(20),
-    cursor: z.string().min(1).max(200).optional(),
+    ...listPageQueryFields,
   })
   .superRefine((query, ctx) => {
     if (query.since === undefined || query.until === undefined || query.since <= query.until) return;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPE_MAX_LENGTH, EVENT_TYPE_PATTERN } from '../events/event-definition';
+import { listPageQueryFields } from './delivery';
 
 /*
  * Bulk recovery: one more attempt for every failed delivery of an agency created
@@ -97,6 +98,19 @@ export const recoverySchema = z
   })
   .meta({ id: 'Recovery' });
 export type Recovery = z.infer<typeof recoverySchema>;
+
+/** Query of the recovery list: `limit` 1..100 (default 20) and the opaque `cursor`. */
+export const listRecoveriesQuerySchema = z.strictObject({ ...listPageQueryFields });
+export type ListRecoveriesQuery = z.input<typeof listRecoveriesQuerySchema>;
+
+/** Response of the recovery list, newest first; `nextCursor` is null on the last page. */
+export const recoveryListSchema = z
+  .object({
+    recoveries: z.array(recoverySchema),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: 'RecoveryList' });
+export type RecoveryList = z.infer<typeof recoveryListSchema>;
 
 /**
  * A recovery as the stores hold it. Besides the view's fields it keeps where the

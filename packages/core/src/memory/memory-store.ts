@@ -5,6 +5,7 @@ import type {
   ListConfigsOptions,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
+  RecoveryListOptions,
   RecoveryPageOptions,
   RecoveryPageReplay,
   SetSigningSecretOptions,
@@ -194,6 +195,10 @@ class MemoryWebhookStore implements WebhookStore {
 
   async listRunningRecoveries(limit: number): Promise<RecoveryRecord[]> {
     return this.#recoveries.listRunning(limit);
+  }
+
+  async listRecoveries(agencyId: string, options: RecoveryListOptions): Promise<RecoveryRecord[]> {
+    return this.#recoveries.list(agencyId, options);
   }
 
   async insertDelivery(

@@ -1,7 +1,10 @@
+import type { RecoveryListOptions } from '../adapters/store';
 import { applyRecoveryUpdate, type RecoveryRecord, type RecoveryUpdate } from '../delivery/recovery';
+import { compareCodePoints } from './code-point-order';
 
 /**
- * The memory store's bulk recoveries: records by id, and each agency's running one.
+ * The memory store's bulk recoveries: records by id, each agency's ids, and each
+ * agency's running one.
  * Every method runs without an `await`, so concurrent calls behave as if serialised.
  * Records are copied on the way in and out.
  */
@@ -9,6 +12,8 @@ export class MemoryRecoveryTable {
   readonly #recoveries = new Map<string, RecoveryRecord>();
   /** Agency id → id of its running recovery. */
   readonly #running = new Map<string, string>();
+  /** Agency id → ids of all its recoveries, in the order created. */
+  readonly #byAgency = new Map<string, string[]>();
 
   create(record: RecoveryRecord): { recovery: RecoveryRecord; created: boolean } {
     const runningId = this.#running.get(record.agencyId);
@@ -16,6 +21,9 @@ export class MemoryRecoveryTable {
     if (running) return { recovery: copyRecovery(running), created: false };
     const stored = copyRecovery(record);
     this.#recoveries.set(stored.id, stored);
+    const ids = this.#byAgency.get(stored.agencyId);
+    if (ids) ids.push(stored.id);
+    else this.#byAgency.set(stored.agencyId, [stored.id]);
     if (stored.status === 'running') this.#running.set(stored.agencyId, stored.id);
     return { recovery: copyRecovery(stored), created: true };
   }
@@ -32,6 +40,14 @@ export class MemoryRecoveryTable {
     this.#recoveries.set(recoveryId, next);
     if (current.status === 'running' && next.status !== 'running') this.#running.delete(next.agencyId);
     return copyRecovery(next);
+  }
+
+  /** An agency holds a few recoveries (one runs at a time), so sorting them per call is cheap. */
+  list(agencyId: string, { limit, beforeId }: RecoveryListOptions): RecoveryRecord[] {
+    const ids = (this.#byAgency.get(agencyId) ?? [])
+      .filter((id) => beforeId === undefined || compareCodePoints(id, beforeId) < 0)
+      .sort((a, b) => compareCodePoints(b, a));
+    return ids.slice(0, limit).map((id) => copyRecovery(this.#recoveries.get(id)!));
   }
 
   listRunning(limit: number): RecoveryRecord[] {

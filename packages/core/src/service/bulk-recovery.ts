@@ -1,9 +1,12 @@
 import type { DeliveryRecord, DeliveryStatus } from '../delivery/delivery';
 import {
+  type ListRecoveriesQuery,
+  listRecoveriesQuerySchema,
   newRecoveryRecord,
   type RecoverDeliveriesBody,
   type Recovery,
   type RecoveryDryRun,
+  type RecoveryList,
   type RecoveryRecord,
   type RecoveryStarted,
   recoverDeliveriesBodySchema,
@@ -13,6 +16,7 @@ import { RecoveryInProgressError, RecoveryNotFoundError, RecoveryNotRunningError
 import { newId } from '../ids';
 import { parseWithSchema } from '../validation';
 import type { Engine } from './engine';
+import { decodeListCursor, toListPage } from './list-cursor';
 
 /** Rows read per page when counting a recovery's window on a store that cannot count. */
 const COUNT_PAGE = 1_000;
@@ -128,6 +132,19 @@ export async function requireRecovery(
 /** GET /recoveries/:id. @throws RecoveryNotFoundError */
 export async function getRecovery(engine: Engine, agencyId: string, recoveryId: string): Promise<Recovery> {
   return toRecoveryView(await requireRecovery(engine, agencyId, recoveryId));
+}
+
+/** GET /recoveries: the agency's recoveries of every status, newest first. @throws WebhookValidationError */
+export async function listRecoveries(
+  engine: Engine,
+  agencyId: string,
+  query: ListRecoveriesQuery | undefined,
+): Promise<RecoveryList> {
+  const { limit, cursor } = parseWithSchema(listRecoveriesQuerySchema, query ?? {}, 'recovery list query');
+  const beforeId = cursor === undefined ? undefined : decodeListCursor(cursor);
+  const rows = await engine.store.listRecoveries(agencyId, { limit: limit + 1, beforeId });
+  const { items, nextCursor } = toListPage(rows, limit, toRecoveryView);
+  return { recoveries: items, nextCursor };
 }
 
 /**

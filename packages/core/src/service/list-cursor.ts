@@ -22,3 +22,20 @@ export function decodeListCursor(cursor: string): string {
   }
   return id;
 }
+
+/**
+ * One page of a newest-first list, read with one row more than `limit`: that extra
+ * row tells whether another page exists without a count query.
+ */
+export function toListPage<Row extends { id: string }, View>(
+  rows: readonly Row[],
+  limit: number,
+  view: (row: Row) => View,
+): { items: View[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map(view),
+    nextCursor: rows.length > limit && last ? encodeListCursor(last.id) : null,
+  };
+}

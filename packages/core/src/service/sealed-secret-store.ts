@@ -51,6 +51,7 @@ export function sealSecretsAtRest(store: WebhookStore, cipher: SecretCipher): We
     updateRecovery: (recoveryId, expectedVersion, update) =>
       store.updateRecovery(recoveryId, expectedVersion, update),
     listRunningRecoveries: (limit) => store.listRunningRecoveries(limit),
+    listRecoveries: (agencyId, options) => store.listRecoveries(agencyId, options),
   };
   const { countDeliveries, replayRecoveryPage, purgeDeliveries, close } = store;
   // Forwarded only when present: core falls back to paging for a store without it.

@@ -27,7 +27,14 @@ import {
 import { type EndpointHealth, resolveAutoDisable } from '../delivery/endpoint-health';
 import { buildTestEnvelope } from '../delivery/envelope';
 import { assertDeliverablePayload, DEFAULT_MAX_PAYLOAD_BYTES } from '../delivery/payload-limit';
-import type { RecoverDeliveriesBody, Recovery, RecoveryDryRun, RecoveryStarted } from '../delivery/recovery';
+import type {
+  ListRecoveriesQuery,
+  RecoverDeliveriesBody,
+  Recovery,
+  RecoveryDryRun,
+  RecoveryList,
+  RecoveryStarted,
+} from '../delivery/recovery';
 import { resolveRetryPolicy } from '../delivery/retry-policy';
 import { ConfigNotFoundError } from '../errors';
 import { createEventCatalogue, type EmitInput, type EventCatalogue } from '../events/event-catalogue';
@@ -42,11 +49,11 @@ import { createTransport } from '../transport/transport';
 import { createUrlPolicy } from '../transport/url-policy';
 import { parseWithSchema, positiveIntegerOption } from '../validation';
 import { listAttempts } from './attempt-history';
-import { cancelRecovery, getRecovery, startRecovery } from './bulk-recovery';
+import { cancelRecovery, getRecovery, listRecoveries, startRecovery } from './bulk-recovery';
 import { replayDelivery, requireDelivery } from './delivery-access';
 import { getEndpointHealth, upsertConfigResettingHealth } from './endpoint-health-access';
 import { attachEngine, type Engine } from './engine';
-import { decodeListCursor, encodeListCursor } from './list-cursor';
+import { decodeListCursor, toListPage } from './list-cursor';
 import { resolveRetention } from './retention';
 import { sealSecretsAtRest } from './sealed-secret-store';
 import {
@@ -135,6 +142,11 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
   /** A bulk recovery's progress. @throws RecoveryNotFoundError (also for another agency's id) */
   getRecovery(agencyId: string, recoveryId: string): Promise<Recovery>;
   /**
+   * The agency's bulk recoveries of every status, newest first, a page at a time
+   * (`limit` 1..100, default 20; pass `nextCursor` as `cursor`). @throws WebhookValidationError
+   */
+  listRecoveries(agencyId: string, query?: ListRecoveriesQuery): Promise<RecoveryList>;
+  /**
    * Stops a running bulk recovery; replays made already stay. Idempotent for a cancelled one.
    * @throws RecoveryNotFoundError, RecoveryNotRunningError (`recovery_not_running`: it completed)
    */
@@ -211,6 +223,7 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     recoverDeliveries: ((agencyId: string, body: RecoverDeliveriesBody) =>
       startRecovery(engine, agencyId, body)) as WebhookService['recoverDeliveries'],
     getRecovery: (agencyId, id) => getRecovery(engine, agencyId, id),
+    listRecoveries: (agencyId, query) => listRecoveries(engine, agencyId, query),
     cancelRecovery: (agencyId, id) => cancelRecovery(engine, agencyId, id),
     getEndpointHealth: (agencyId) => getEndpointHealth(engine, agencyId),
     deleteConfig: (agencyId) => engine.store.deleteConfig(agencyId),
@@ -307,7 +320,6 @@ async function listDeliveries(
     'delivery list query',
   );
   const beforeId = cursor === undefined ? undefined : decodeListCursor(cursor);
-  // One extra row tells whether another page exists without a count query.
   const rows = await engine.store.listDeliveries(agencyId, {
     status,
     eventType,
@@ -317,12 +329,8 @@ async function listDeliveries(
     limit: limit + 1,
     beforeId,
   });
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    deliveries: page.map(toDeliverySummary),
-    nextCursor: rows.length > limit && last ? encodeListCursor(last.id) : null,
-  };
+  const { items, nextCursor } = toListPage(rows, limit, toDeliverySummary);
+  return { deliveries: items, nextCursor };
 }
 
 async function requireConfig(engine: Engine, agencyId: string): Promise<WebhookConfigRecord> {

@@ -143,6 +143,40 @@ export function describeRecoveryCases(store: () => WebhookStore): void {
       expect(await store().listRunningRecoveries(10)).toContainEqual(a);
     });
 
+    it("listRecoveries returns the agency's recoveries of every status, newest first, page by page", async () => {
+      const ids: string[] = [];
+      for (const status of ['completed', 'cancelled', 'completed', 'running'] as const) {
+        const record = recovery({ agencyId: 'agency-list' });
+        await store().createRecovery(record);
+        if (status !== 'running') {
+          await store().updateRecovery(record.id, 1, { status, completedAt: BASE_TIME + 50 });
+        }
+        ids.push(record.id);
+      }
+      await store().createRecovery(recovery({ agencyId: 'agency-list-other' }));
+      const newestFirst = [...ids].reverse();
+      const all = await store().listRecoveries('agency-list', { limit: 10 });
+      expect(all.map((record) => record.id)).toEqual(newestFirst);
+      expect(all.map((record) => record.status)).toEqual(['running', 'completed', 'cancelled', 'completed']);
+      expect(all[1]).toEqual(await store().getRecovery(newestFirst[1]!));
+
+      const first = await store().listRecoveries('agency-list', { limit: 3 });
+      expect(first.map((record) => record.id)).toEqual(newestFirst.slice(0, 3));
+      const rest = await store().listRecoveries('agency-list', { limit: 3, beforeId: first.at(-1)!.id });
+      expect(rest.map((record) => record.id)).toEqual(newestFirst.slice(3));
+      expect(await store().listRecoveries('agency-list', { limit: 3, beforeId: ids[0]! })).toEqual([]);
+      expect(await store().listRecoveries('agency-list-none', { limit: 10 })).toEqual([]);
+    });
+
+    it('listRecoveries takes beforeId as a position: an id it does not hold works too', async () => {
+      const older = recovery({ agencyId: 'agency-position', id: 'rcv-position-1' });
+      await store().createRecovery(older);
+      await store().updateRecovery(older.id, 1, { status: 'completed', completedAt: BASE_TIME + 1 });
+      await store().createRecovery(recovery({ agencyId: 'agency-position', id: 'rcv-position-3' }));
+      const page = await store().listRecoveries('agency-position', { limit: 10, beforeId: 'rcv-position-2' });
+      expect(page.map((record) => record.id)).toEqual(['rcv-position-1']);
+    });
+
     it('returns copies: changing a result changes nothing stored', async () => {
       const record = recovery();
       const { recovery: stored } = await store().createRecovery(record);

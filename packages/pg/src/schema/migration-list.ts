@@ -5,6 +5,7 @@ import { attemptHistory } from './0004-attempt-history';
 import { bulkRecoveries } from './0005-bulk-recoveries';
 import { endpointHealth } from './0006-endpoint-health';
 import { retentionIndex } from './0007-retention-index';
+import { recoveryListIndex } from './0008-recovery-list-index';
 import type { Migration } from './migration';
 
 /**
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   bulkRecoveries,
   endpointHealth,
   retentionIndex,
+  recoveryListIndex,
 ];
 
 /**

@@ -10,6 +10,7 @@ import {
   type ListConfigsOptions,
   type ListDeliveriesOptions,
   type PurgeDeliveriesOptions,
+  type RecoveryListOptions,
   type RecoveryPageOptions,
   type RecoveryPageReplay,
   type RecoveryRecord,
@@ -255,6 +256,17 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
 
     async listRunningRecoveries(limit: number): Promise<RecoveryRecord[]> {
       return (await query<RecoveryRow>(recoveries.listRunning, [limit])).map(toRecoveryRecord);
+    },
+
+    async listRecoveries(
+      agencyId: string,
+      { limit, beforeId }: RecoveryListOptions,
+    ): Promise<RecoveryRecord[]> {
+      const rows =
+        beforeId === undefined
+          ? await query<RecoveryRow>(recoveries.listFirstPage, [agencyId, limit])
+          : await query<RecoveryRow>(recoveries.listPageBefore, [agencyId, limit, beforeId]);
+      return rows.map(toRecoveryRecord);
     },
 
     async saveCircuit(

@@ -55,6 +55,10 @@ export interface RecoveryStatements {
   get: Statement;
   update: Statement;
   listRunning: Statement;
+  /** An agency's first page, newest first. */
+  listFirstPage: Statement;
+  /** An agency's page after a cursor (`beforeId`). */
+  listPageBefore: Statement;
 }
 
 /** The recovery table's columns, in the order of {@link RecoveryRow}. */
@@ -143,6 +147,18 @@ export function recoveryStatements(schema: SchemaName): RecoveryStatements {
         WHERE status = 'running'
         ORDER BY created_at, id
         LIMIT $1`,
+    ),
+    // Two statements rather than one with `($3 IS NULL OR id < $3)`: a prepared
+    // statement's generic plan could only filter on that, reading every newer entry
+    // of the agency, where a plain `id < $3` bounds the scan of version 8's index.
+    listFirstPage: statement(
+      `SELECT ${RECOVERY_COLUMNS} FROM ${table} WHERE agency_id = $1 ORDER BY id DESC LIMIT $2`,
+    ),
+    listPageBefore: statement(
+      `SELECT ${RECOVERY_COLUMNS} FROM ${table}
+        WHERE agency_id = $1 AND id < $3
+        ORDER BY id DESC
+        LIMIT $2`,
     ),
   };
 }

@@ -2,23 +2,31 @@ import type { RecoveryRecord, RecoveryStatus, RecoveryUpdate, WebhookStore } fro
 import type { RedisClient } from '../connection/connection';
 import { LuaScript } from '../connection/lua-script';
 import { unexpectedReply } from '../errors';
-import { type RedisStoreKeyNames, recoveryKey, runningRecoveriesKey, runningRecoveryKey } from '../key-names';
+import {
+  type RedisStoreKeyNames,
+  recoveryKey,
+  recoveryListKey,
+  runningRecoveriesKey,
+  runningRecoveryKey,
+} from '../key-names';
 
 type RecoveryOperations = Pick<
   WebhookStore,
-  'createRecovery' | 'getRecovery' | 'updateRecovery' | 'listRunningRecoveries'
+  'createRecovery' | 'getRecovery' | 'updateRecovery' | 'listRunningRecoveries' | 'listRecoveries'
 >;
 
 /*
  * Bulk recoveries: a HASH per recovery (`rc:<id>`, one field per record field,
- * '' for null), the agency's running one (`rc-agency:<agencyId>` → id), and every
- * running one by creation time (`rc-running`). The scripts keep the three in
- * step, so "one running per agency" and the version compare-and-set are atomic.
+ * '' for null), the agency's running one (`rc-agency:<agencyId>` → id), every
+ * running one by creation time (`rc-running`), and every one of the agency by id
+ * (`rc-list:<agencyId>`). The scripts keep them in step, so "one running per
+ * agency" and the version compare-and-set are atomic, and a recovery is listed
+ * exactly when it is stored. Nothing deletes a recovery, so the list only grows.
  */
 
 /**
- * KEYS: the new recovery's hash, the agency's running key, the running ZSET.
- * ARGV: base, createdAt, then field/value pairs.
+ * KEYS: the new recovery's hash, the agency's running key, the running ZSET, the
+ * agency's list. ARGV: base, createdAt, then field/value pairs.
  * Returns {1} when stored, or {0, HGETALL of the running one}.
  */
 const createRecoveryScript = new LuaScript(
@@ -31,6 +39,7 @@ if running then
 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 local id = redis.call('HGET', KEYS[1], 'id')
+redis.call('ZADD', KEYS[4], 0, id)
 if redis.call('HGET', KEYS[1], 'status') == 'running' then
   redis.call('SET', KEYS[2], id)
   redis.call('ZADD', KEYS[3], ARGV[2], id)
@@ -58,6 +67,21 @@ if wasRunning and redis.call('HGET', KEYS[1], 'status') ~= 'running' then
   redis.call('ZREM', KEYS[2], id)
 end
 return redis.call('HGETALL', KEYS[1])
+`,
+);
+
+/**
+ * KEYS: the agency's list. ARGV: base, max (`(<beforeId>` or `+`), limit.
+ * Returns one HGETALL per recovery, newest first. Read-only. ZREVRANGEBYLEX
+ * rather than ZRANGE … BYLEX REV, which needs Redis 6.2 and the store supports 6.0.
+ */
+const listRecoveriesScript = new LuaScript(
+  'listRecoveries',
+  `
+local ids = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[2], '-', 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+for i, id in ipairs(ids) do out[i] = redis.call('HGETALL', ARGV[1] .. 'rc:' .. id) end
+return out
 `,
 );
 
@@ -123,7 +147,12 @@ export function createRecoveryOperations(client: RedisClient, keys: RedisStoreKe
     async createRecovery(record) {
       const reply = await createRecoveryScript.run(
         client,
-        [recoveryKey(keys.base, record.id), runningRecoveryKey(keys.base, record.agencyId), running],
+        [
+          recoveryKey(keys.base, record.id),
+          runningRecoveryKey(keys.base, record.agencyId),
+          running,
+          recoveryListKey(keys.base, record.agencyId),
+        ],
         [keys.base, record.createdAt, ...recordFields(record)],
       );
       if (!Array.isArray(reply)) throw unexpectedReply('createRecovery', reply);
@@ -164,6 +193,18 @@ export function createRecoveryOperations(client: RedisClient, keys: RedisStoreKe
         if (record?.status === 'running') records.push(record);
       }
       return records;
+    },
+
+    async listRecoveries(agencyId, { limit, beforeId }) {
+      const max = beforeId === undefined ? '+' : `(${beforeId}`;
+      const reply = await listRecoveriesScript.run(
+        client,
+        [recoveryListKey(keys.base, agencyId)],
+        [keys.base, max, limit],
+      );
+      if (!Array.isArray(reply)) throw unexpectedReply('listRecoveries', reply);
+      // Only a hash deleted by hand, outside the store, leaves its id behind: skip it rather than fail the page.
+      return reply.map(decodeRecovery).filter((record): record is RecoveryRecord => record !== null);
     },
   };
 }
