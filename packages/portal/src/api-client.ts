@@ -6,6 +6,7 @@ import type {
   EndpointHealth,
   EventTypeList,
   Recovery,
+  RecoveryList,
   ReplayResult,
   RotatedSecret,
   TestResult,
@@ -59,6 +60,12 @@ export interface RecoveryRequest {
   since: number;
   until?: number;
   eventTypes?: string[];
+}
+
+/** A page of the recovery history: `limit` 1 to 100 (the API's default is 20), `cursor` from the previous page. */
+export interface RecoveryListQuery {
+  limit?: number;
+  cursor?: string | null;
 }
 
 /** The management API calls the portal makes; every method throws {@link PortalApiError} on a non-2xx. */
@@ -138,6 +145,15 @@ export class PortalApi {
 
   getRecovery(id: string): Promise<Recovery> {
     return this.request('GET', `/recoveries/${encodeURIComponent(id)}`);
+  }
+
+  /** The agency's recoveries of every status, newest first; pass `nextCursor` back as `cursor` for the next page. */
+  listRecoveries(query: RecoveryListQuery = {}): Promise<RecoveryList> {
+    const search = new URLSearchParams();
+    if (query.limit !== undefined) search.set('limit', String(query.limit));
+    if (query.cursor) search.set('cursor', query.cursor);
+    const encoded = search.toString();
+    return this.request('GET', encoded === '' ? '/recoveries' : `/recoveries?${encoded}`);
   }
 
   cancelRecovery(id: string): Promise<Recovery> {

@@ -172,7 +172,7 @@ export class SvcWebhooksPortal extends LitElement {
       case 'deliveries':
         return html`<svc-wh-delivery-log exportparts="card, badge, table" .api=${this.api} .eventTypes=${eventTypes}></svc-wh-delivery-log>`;
       case 'recovery':
-        return html`<svc-wh-bulk-recovery exportparts="card, badge" .api=${this.api} .eventTypes=${eventTypes}></svc-wh-bulk-recovery>`;
+        return html`<svc-wh-bulk-recovery exportparts="card, badge, table" .api=${this.api} .eventTypes=${eventTypes}></svc-wh-bulk-recovery>`;
       default:
         return html`<svc-wh-endpoint-view exportparts="card, badge" .api=${this.api} .eventTypes=${eventTypes}></svc-wh-endpoint-view>`;
     }

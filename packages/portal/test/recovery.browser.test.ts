@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   canRunBrowser,
@@ -18,6 +18,60 @@ function eventTypeOf(rawBody: string): string {
 
 const form = (page: Page) => page.locator('svc-wh-bulk-recovery');
 const progress = (page: Page) => page.locator('svc-wh-bulk-recovery-progress');
+const history = (page: Page) => page.locator('svc-wh-recovery-history');
+const historyRows = (page: Page) => history(page).locator('tbody tr');
+
+/** The history's rows, top to bottom, as their recovery ids. */
+function shownRecoveryIds(page: Page): Promise<(string | null)[]> {
+  return historyRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-recovery-id')));
+}
+
+/** The history's rows, top to bottom, as their status badges' text. */
+function shownStatuses(page: Page): Promise<string[]> {
+  return historyRows(page)
+    .locator('.badge')
+    .evaluateAll((badges) => badges.map((badge) => badge.textContent?.trim() ?? ''));
+}
+
+/** The history row of one recovery. */
+function historyRow(page: Page, recoveryId: string): Locator {
+  return history(page).locator(`tr[data-recovery-id="${recoveryId}"]`);
+}
+
+/** The recovery a history row's header (its creation time) stands for, when that header has the focus. */
+function focusedHistoryRow(page: Page): Promise<string | null> {
+  return history(page).evaluate(
+    (element) => element.shadowRoot?.activeElement?.closest('tr')?.getAttribute('data-recovery-id') ?? null,
+  );
+}
+
+/** The agency's recovery ids as the service lists them, newest first. */
+async function storedRecoveryIds(session: PortalSession): Promise<string[]> {
+  const { recoveries } = await session.service.listRecoveries(PORTAL_AGENCY, { limit: 100 });
+  return recoveries.map((recovery) => recovery.id);
+}
+
+/** Waits for the walker to finish a recovery (in a hook, where `expect.poll` cannot run). */
+async function waitUntilCompleted(session: PortalSession, recoveryId: string): Promise<void> {
+  const deadline = Date.now() + WAIT.timeout;
+  while ((await session.service.getRecovery(PORTAL_AGENCY, recoveryId)).status !== 'completed') {
+    if (Date.now() > deadline) throw new Error(`Recovery ${recoveryId} did not complete.`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts a recovery as the CLI or another agent would, and cancels it unless told to leave it running. */
+async function recoverElsewhere(
+  session: PortalSession,
+  options: { eventTypes?: string[]; keepRunning?: boolean } = {},
+): Promise<string> {
+  const { recoveryId } = await session.service.recoverDeliveries(PORTAL_AGENCY, {
+    since: Date.now() - 3_600_000,
+    ...(options.eventTypes ? { eventTypes: options.eventTypes } : {}),
+  });
+  if (!options.keepRunning) await session.service.cancelRecovery(PORTAL_AGENCY, recoveryId);
+  return recoveryId;
+}
 
 async function count(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'Count failed deliveries' }).click();
@@ -106,6 +160,14 @@ describe.skipIf(!canRunBrowser)('bulk recovery in Chromium', () => {
     ).toEqual([2, 2]);
     await progress(page).getByRole('status').getByText('Recovery completed: 2 of 2 replayed.').waitFor(WAIT);
 
+    // The history has it too, finished, once the progress saw it end.
+    const [recoveryId] = await storedRecoveryIds(session);
+    const row = historyRow(page, recoveryId as string);
+    await row.locator('.badge', { hasText: 'Completed' }).waitFor(WAIT);
+    await row.getByRole('cell', { name: '2 of 2' }).waitFor(WAIT);
+    expect(await row.getByRole('cell', { name: 'job_cancelled' }).count()).toBe(0);
+    expect(await row.getByRole('cell', { name: 'All', exact: true }).count()).toBe(1);
+
     // The replays reach the receiver, and each delivery's last attempt says a recovery asked for it.
     const requests = await receiver.waitForRequests(before + 2, 10_000);
     expect(requests.slice(before).map((request) => eventTypeOf(request.rawBody))).toEqual([
@@ -176,5 +238,138 @@ describe.skipIf(!canRunBrowser)('a recovery that is still running, in Chromium',
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(reads).toBe(readsWhenCancelled);
     expect(await page.getByRole('button', { name: 'Cancel recovery' }).count()).toBe(0);
+  });
+});
+
+describe.skipIf(!canRunBrowser)('the history of recoveries, in Chromium', () => {
+  let session: PortalSession;
+
+  beforeAll(async () => {
+    // No recovery walker: each recovery runs until it is cancelled, so the history holds every status.
+    session = await openPortal({ worker: { bulkRecovery: false } });
+    await session.configure({ subscribedEventTypes: ['job_created', 'job_cancelled'] });
+    session.receiver.respond(() => ({ status: 500 }));
+    for (const entityId of ['job-p1', 'job-p2', 'job-p3']) await session.emit('job_cancelled', entityId);
+    await session.settle(3);
+    await session.page.getByRole('tab', { name: 'Recovery' }).click();
+  });
+
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it('lists the recoveries started and cancelled here, newest first, as each starts and ends', async () => {
+    const { page } = session;
+    await history(page).getByText('No recovery has run yet.').waitFor(WAIT);
+    await expectNoAxeViolations(page, 'recovery history, empty');
+
+    for (const round of [1, 2]) {
+      expect(await count(page)).toBe('3 failed deliveries match.');
+      await page.getByRole('button', { name: 'Replay 3 deliveries' }).click();
+      // A fresh notice each time: the first recovery's end must not speak for the second.
+      await progress(page).getByRole('status').getByText('Recovery started.').waitFor(WAIT);
+      await expect
+        .poll(() => shownStatuses(page), WAIT)
+        .toEqual(round === 1 ? ['Running'] : ['Running', 'Cancelled']);
+      await historyRows(page).first().getByText('Progress shown above').waitFor(WAIT);
+      await page.getByRole('button', { name: 'Cancel recovery' }).click();
+      await expect
+        .poll(() => shownStatuses(page), WAIT)
+        .toEqual(round === 1 ? ['Cancelled'] : ['Cancelled', 'Cancelled']);
+    }
+
+    const stored = await storedRecoveryIds(session);
+    expect(stored).toHaveLength(2);
+    expect(await shownRecoveryIds(page)).toEqual(stored);
+    const newest = historyRow(page, stored[0] as string);
+    await newest.getByRole('cell', { name: '0 of 3' }).waitFor(WAIT);
+    // Cancelled recoveries have ended: the last column has a time, not a dash.
+    expect((await newest.locator('td').last().textContent())?.trim()).not.toBe('—');
+    await expectNoAxeViolations(page, 'recovery history');
+  });
+
+  it('shows ten at first and the rest with "Show more", the focus on the first new row', async () => {
+    const { page } = session;
+    for (let started = 0; started < 10; started++) await recoverElsewhere(session);
+    await history(page).getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => historyRows(page).count(), WAIT).toBe(10);
+    const stored = await storedRecoveryIds(session);
+    expect(stored).toHaveLength(12);
+    expect(await shownRecoveryIds(page)).toEqual(stored.slice(0, 10));
+
+    await history(page).getByRole('button', { name: 'Show more' }).click();
+    await expect.poll(() => historyRows(page).count(), WAIT).toBe(12);
+    expect(await shownRecoveryIds(page)).toEqual(stored);
+    expect(await history(page).getByRole('button', { name: 'Show more' }).count()).toBe(0);
+    await expect.poll(() => focusedHistoryRow(page), WAIT).toBe(stored[10]);
+  });
+
+  it('follows a running recovery picked from the list, and the list shows how it ended', async () => {
+    const { page } = session;
+    const running = await recoverElsewhere(session, { eventTypes: ['job_cancelled'], keepRunning: true });
+    await history(page).getByRole('button', { name: 'Refresh' }).click();
+    const row = historyRow(page, running);
+    await row.locator('.badge', { hasText: 'Running' }).waitFor(WAIT);
+    await row.getByRole('cell', { name: 'job_cancelled' }).waitFor(WAIT);
+    // A refresh keeps every row "Show more" had added.
+    expect(await historyRows(page).count()).toBe(12);
+    expect((await shownRecoveryIds(page))[0]).toBe(running);
+
+    await row.getByRole('button', { name: /^Show progress of the recovery created / }).click();
+    await progress(page).getByText('Replayed 0 of 3').waitFor(WAIT);
+    await progress(page).locator('.badge', { hasText: 'Running' }).waitFor(WAIT);
+    expect(
+      await progress(page)
+        .locator('h3')
+        .evaluate((heading) => (heading.getRootNode() as ShadowRoot).activeElement === heading),
+    ).toBe(true);
+    await row.getByText('Progress shown above').waitFor(WAIT);
+    expect(await page.getByRole('button', { name: /^Replay 3/ }).count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Cancel recovery' }).click();
+    await row.locator('.badge', { hasText: 'Cancelled' }).waitFor(WAIT);
+    expect(await row.getByRole('button', { name: /^Show progress/ }).count()).toBe(0);
+    await expectNoAxeViolations(page, 'recovery history after following one');
+  });
+});
+
+describe.skipIf(!canRunBrowser)('the history of recoveries on a phone', () => {
+  let session: PortalSession;
+
+  beforeAll(async () => {
+    session = await openPortal({ viewport: 'phone' });
+    await session.configure({ subscribedEventTypes: ['job_created', 'job_cancelled'] });
+    session.receiver.respond(() => ({ status: 500 }));
+    for (const entityId of ['job-q1', 'job-q2']) await session.emit('job_cancelled', entityId);
+    await session.emit('job_created', 'job-q3');
+    await session.settle(3);
+    // The walker runs here: each recovery completes (its replays fail again, the receiver still answering 500).
+    for (const eventTypes of [undefined, ['job_cancelled'], ['job_created', 'job_cancelled']]) {
+      const id = await recoverElsewhere(session, {
+        ...(eventTypes ? { eventTypes } : {}),
+        keepRunning: true,
+      });
+      await waitUntilCompleted(session, id);
+    }
+  });
+
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it('scrolls the history inside its own box, not the page', async () => {
+    const { page } = session;
+    await page.getByRole('tab', { name: 'Recovery' }).click();
+    await expect.poll(() => historyRows(page).count(), WAIT).toBe(3);
+    expect(await shownStatuses(page)).toEqual(['Completed', 'Completed', 'Completed']);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const box = history(page).locator('[part="table"]');
+    const [scrollWidth, clientWidth] = await box.evaluate((element) => [
+      element.scrollWidth,
+      element.clientWidth,
+    ]);
+    expect(scrollWidth).toBeGreaterThan(clientWidth as number);
+    await expectNoAxeViolations(page, 'recovery history on a phone');
+    await saveScreenshot(page, 'recovery-history-phone');
   });
 });

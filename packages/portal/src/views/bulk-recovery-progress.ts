@@ -4,19 +4,9 @@ import { errorMessage, type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
 import { formatTime } from '../format';
 import { baseStyles } from '../theme';
+import { recoveryStatusBadge, recoveryStatusLabel } from './recovery-status';
 
 const POLL_INTERVAL_MS = 1000;
-
-const STATUS_LABELS: Record<Recovery['status'], string> = {
-  running: 'Running',
-  completed: 'Completed',
-  cancelled: 'Cancelled',
-};
-const STATUS_BADGES: Record<Recovery['status'], string> = {
-  running: 'pending',
-  completed: 'success',
-  cancelled: 'disabled',
-};
 
 /**
  * `<svc-wh-bulk-recovery-progress>`: one bulk recovery's progress, re-read every second while it runs and
@@ -109,7 +99,7 @@ export class BulkRecoveryProgressElement extends LitElement {
     this.recovery = next;
     this.error = null;
     if (next.status !== 'running' && before !== next.status) {
-      const label = STATUS_LABELS[next.status].toLowerCase();
+      const label = recoveryStatusLabel(next.status).toLowerCase();
       this.notice = this.startedElsewhere
         ? `The other recovery is ${label}; count again to start a new one.`
         : next.status === 'cancelled'
@@ -181,7 +171,7 @@ export class BulkRecoveryProgressElement extends LitElement {
     const value = recovery.matched === 0 && finished ? 1 : Math.min(recovery.replayed, max);
     return html`
       <p>
-        <span class="badge ${STATUS_BADGES[recovery.status]}" part="badge">${STATUS_LABELS[recovery.status]}</span>
+        ${recoveryStatusBadge(recovery.status)}
         Replayed ${recovery.replayed} of ${recovery.matched}
       </p>
       <progress max=${max} .value=${value} aria-label="Deliveries replayed">

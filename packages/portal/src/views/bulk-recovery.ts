@@ -1,11 +1,13 @@
 import type { Recovery } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { keyed } from 'lit/directives/keyed.js';
 import { type PortalApi, PortalApiError, type RecoveryRequest } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
 import { parseLocalDateTime, toLocalDateTimeInput } from '../format';
 import { baseStyles } from '../theme';
 import './bulk-recovery-progress';
+import './recovery-history';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The recovery each API client last followed, kept across the element's re-creation when tabs change. */
@@ -26,10 +28,12 @@ interface Counted {
 
 /**
  * `<svc-wh-bulk-recovery>`: replays the failed deliveries of a time window (optionally of some event types)
- * after the agency's endpoint was down: count first (a dry run), confirm, then follow the progress.
+ * after the agency's endpoint was down: count first (a dry run), confirm, then follow the progress. Below,
+ * the agency's past recoveries, from which a running one can be followed too.
  *
- * @csspart card - the form and the progress
- * @csspart badge - the recovery's status badge
+ * @csspart card - the form, the progress and the history
+ * @csspart badge - each recovery status badge
+ * @csspart table - the scrollable box around the history's table
  */
 export class BulkRecoveryElement extends LitElement {
   static override properties = {
@@ -43,6 +47,7 @@ export class BulkRecoveryElement extends LitElement {
     formError: { state: true },
     followed: { state: true },
     followedRunning: { state: true },
+    followedRecovery: { state: true },
   };
 
   static override styles = [
@@ -88,6 +93,8 @@ export class BulkRecoveryElement extends LitElement {
   declare private followed: Followed | null;
   /** Whether the followed recovery still runs (its progress element says), which holds back a new one. */
   declare private followedRunning: boolean;
+  /** The followed recovery as its progress last read it, which keeps the history in step. */
+  declare private followedRecovery: Recovery | null;
 
   constructor() {
     super();
@@ -100,6 +107,7 @@ export class BulkRecoveryElement extends LitElement {
     this.formError = null;
     this.followed = null;
     this.followedRunning = false;
+    this.followedRecovery = null;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -180,6 +188,7 @@ export class BulkRecoveryElement extends LitElement {
 
   private async follow(recoveryId: string, notice: string | null, startedElsewhere: boolean, focus: boolean) {
     followedRecoveries.set(this.api, recoveryId);
+    if (this.followedRecovery?.id !== recoveryId) this.followedRecovery = null;
     this.followed = { id: recoveryId, notice, startedElsewhere };
     this.followedRunning = true;
     if (!focus) return;
@@ -209,22 +218,38 @@ export class BulkRecoveryElement extends LitElement {
   }
 
   protected override render() {
+    return html`${this.renderForm()} ${this.renderProgress()}
+      <svc-wh-recovery-history
+        exportparts="card, badge, table"
+        .api=${this.api}
+        .followedRecovery=${this.followedRecovery}
+        @follow=${(event: CustomEvent<{ recoveryId: string }>) =>
+          void this.follow(event.detail.recoveryId, null, false, true)}
+      ></svc-wh-recovery-history>`;
+  }
+
+  private renderProgress() {
     const followed = this.followed;
-    return html`${this.renderForm()}
-      ${
-        followed === null
-          ? nothing
-          : html`<svc-wh-bulk-recovery-progress
-              exportparts="card, badge"
-              .api=${this.api}
-              .recoveryId=${followed.id}
-              .notice=${followed.notice}
-              .startedElsewhere=${followed.startedElsewhere}
-              @change=${(event: CustomEvent<{ recovery: Recovery }>) => {
-                this.followedRunning = event.detail.recovery.status === 'running';
-              }}
-            ></svc-wh-bulk-recovery-progress>`
-      }`;
+    if (followed === null) return nothing;
+    // One element per recovery: a notice the last one rewrote when it ended must not carry over.
+    return keyed(
+      followed.id,
+      html`<svc-wh-bulk-recovery-progress
+        exportparts="card, badge"
+        .api=${this.api}
+        .recoveryId=${followed.id}
+        .notice=${followed.notice}
+        .startedElsewhere=${followed.startedElsewhere}
+        @change=${(event: CustomEvent<{ recovery: Recovery }>) => this.onProgress(event.detail.recovery)}
+      ></svc-wh-bulk-recovery-progress>`,
+    );
+  }
+
+  private onProgress(recovery: Recovery): void {
+    // A read of a recovery the form no longer follows can still land after the switch.
+    if (recovery.id !== this.followed?.id) return;
+    this.followedRunning = recovery.status === 'running';
+    this.followedRecovery = recovery;
   }
 
   private renderForm() {
