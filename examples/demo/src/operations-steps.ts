@@ -64,6 +64,13 @@ export async function operateDeliveries(ctx: DemoContext, replayedId: string): P
     'GET /recoveries/:id → completed, 2 of 2 replayed',
     done.body,
   );
+  const past = await ctx.api('GET', `${API}/recoveries`);
+  const listed = past.body.recoveries as Array<{ id: string; status: string }> | undefined;
+  check(
+    past.status === 200 && listed?.[0]?.id === started.body.recoveryId && listed[0].status === 'completed',
+    'GET /recoveries → the agency’s recoveries, newest first: this one, completed',
+    past.body,
+  );
   for (const id of ids) {
     await waitUntil(
       () => ctx.api('GET', `${API}/deliveries/${id}`),
