@@ -9,13 +9,15 @@
  *   while the worker runs), against the same number of its failed deliveries
  *   replayed by a recovery (all within the agency's in-flight limit): the
  *   recovery's rate as a ratio of each;
- * - 99 other agencies × 20 new deliveries, alone and while that recovery runs:
+ * - 99 other agencies × 60 new deliveries, alone and while that recovery runs:
  *   their rate with the recovery as a ratio of their rate without.
  *
- * Rounds interleave every measurement; medians are reported. Writes the
- * `recovery` section of docs/benchmarks.md (`--no-write`: print only).
+ * Rounds interleave every measurement, every other sequence in the reverse order;
+ * the other agencies' measurements are taken BENCH_OTHERS_REPEATS times a round. Medians
+ * are reported. Writes the `recovery` section of docs/benchmarks.md (`--no-write`:
+ * print only).
  *
- * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (5),
+ * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (5), BENCH_OTHERS_REPEATS (3),
  * BENCH_RECOVERED (10000), BENCH_OTHER_AGENCIES (99), BENCH_PER_OTHER (60),
  * DATABASE_URL, REDIS_URL.
  */
@@ -28,6 +30,11 @@ import { describeMachine, formatRatio, markdownTable, writeBenchSection } from '
 import { type Measurement, measure, SCENARIOS, type Scenario, type Sizes } from './scenario';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/**
+ * The other agencies' measurements (alone, with a recovery, with a backlog) are short (one or two
+ * seconds) and the machine's speed drifts within seconds, so each round takes them this many times.
+ */
+const OTHERS_REPEATS = Number(process.env.BENCH_OTHERS_REPEATS ?? 3);
 const SIZES: Sizes = {
   recovered: Number(process.env.BENCH_RECOVERED ?? 10_000),
   otherAgencies: Number(process.env.BENCH_OTHER_AGENCIES ?? 99),
@@ -48,6 +55,24 @@ function ratio(value: number, bar: number): string {
   return `${formatRatio(value)} ${value >= bar ? '(met)' : '(**missed**)'}`;
 }
 
+/** Every other sequence goes the other way, so that a ratio's two sides take turns going first. */
+function inTurn(scenarios: readonly Scenario[], turn: number): Scenario[] {
+  return turn % 2 === 0 ? [...scenarios].reverse() : [...scenarios];
+}
+
+/**
+ * One round of one backend: the recovered agency's measurements, then the other agencies' ones
+ * {@link OTHERS_REPEATS} times. Measurements of one scenario pair up by their place in the run.
+ */
+function roundSequence(round: number): Scenario[] {
+  const others = SCENARIOS.filter((scenario) => scenario.startsWith('others'));
+  const recovered = SCENARIOS.filter((scenario) => !scenario.startsWith('others'));
+  return [
+    ...inTurn(recovered, round),
+    ...Array.from({ length: OTHERS_REPEATS }, (_, repeat) => inTurn(others, round + repeat)).flat(),
+  ];
+}
+
 async function main(): Promise<void> {
   for (const backend of SELECTED) {
     if (!(BACKENDS as readonly string[]).includes(backend)) throw new Error(`unknown backend ${backend}`);
@@ -60,7 +85,7 @@ async function main(): Promise<void> {
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const backend of SELECTED) {
-        for (const scenario of SCENARIOS) {
+        for (const scenario of roundSequence(round)) {
           const result = await measure(backend, scenario, SIZES, receivers, secret);
           runs.set(key(backend, scenario), [...(runs.get(key(backend, scenario)) ?? []), result]);
           const walk = result.walkSeconds === null ? '' : `, walk done at ${result.walkSeconds.toFixed(2)} s`;
@@ -75,13 +100,21 @@ async function main(): Promise<void> {
   }
   const rate = (backend: BackendKind, scenario: Scenario) =>
     median((runs.get(key(backend, scenario)) ?? []).map((run) => run.rate));
-  // Ratios of measurements of the same round (taken minutes apart at most), then their median:
-  // the machine's drift between rounds cancels out.
-  const pairedRatio = (backend: BackendKind, scenario: Scenario, base: Scenario) => {
+  // Ratios of measurements taken side by side (the same round and repeat, a minute apart at most),
+  // then their median: the machine's drift between rounds cancels out.
+  const pairRatios = (backend: BackendKind, scenario: Scenario, base: Scenario) => {
     const of = runs.get(key(backend, scenario)) ?? [];
     const bases = runs.get(key(backend, base)) ?? [];
-    return median(of.map((run, index) => run.rate / (bases[index]?.rate ?? Number.NaN)));
+    return of.map((run, index) => run.rate / (bases[index]?.rate ?? Number.NaN));
   };
+  const pairedRatio = (backend: BackendKind, scenario: Scenario, base: Scenario) =>
+    median(pairRatios(backend, scenario, base));
+  const othersPairs = SELECTED.map(
+    (backend) =>
+      `${backend} ${pairRatios(backend, 'others+recovery', 'others')
+        .map((value) => value.toFixed(2))
+        .join(', ')}`,
+  );
   const rows = SELECTED.map((backend) => {
     const fresh = rate(backend, 'fresh');
     const live = rate(backend, 'live');
@@ -106,7 +139,7 @@ async function main(): Promise<void> {
   const loadAfter = loadavg()[0] ?? 0;
   const markdown = `## Bulk recovery (\`bench/recovery\`)
 
-${describeMachine()}; load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after; ${ROUNDS} rounds; rates are medians, ratios the median of each round's ratio.
+${describeMachine()}; load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after; ${ROUNDS} rounds, the other agencies' measurements ${OTHERS_REPEATS} times a round, every other sequence in the reverse order; rates are medians, ratios the median of the ratios of measurements taken side by side.
 Service and worker on default settings (\`perAgencyConcurrency\` 8); Redis is the linked pair (\`createRedisWebhooks\`); receivers by hostname through the resolver hook.
 
 - **Recovery rate**: one agency's ${SIZES.recovered.toLocaleString('en-US')} \`failed\` deliveries replayed by \`recoverDeliveries\`
@@ -137,6 +170,8 @@ ${markdownTable(
   ],
   rows,
 )}
+
+Other agencies, with a recovery running ÷ alone, pair by pair: ${othersPairs.join('; ')}.
 `;
   console.log(markdown);
   if (write) writeBenchSection('recovery', markdown);
