@@ -65,9 +65,12 @@ export async function operateDeliveries(ctx: DemoContext, replayedId: string): P
     done.body,
   );
   const past = await ctx.api('GET', `${API}/recoveries`);
-  const listed = past.body.recoveries as Array<{ id: string; status: string }> | undefined;
+  const newest = (past.body.recoveries as Array<{ id: string; status: string }> | undefined)?.[0];
   check(
-    past.status === 200 && listed?.[0]?.id === started.body.recoveryId && listed[0].status === 'completed',
+    past.status === 200 &&
+      newest !== undefined &&
+      newest.id === started.body.recoveryId &&
+      newest.status === 'completed',
     'GET /recoveries → the agency’s recoveries, newest first: this one, completed',
     past.body,
   );
