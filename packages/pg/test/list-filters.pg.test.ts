@@ -1,9 +1,10 @@
 import type { CountDeliveriesFilter, ListDeliveriesOptions } from '@svc/webhooks-core';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSchemaName } from '../src/schema/schema-name';
 import { countStatements, listStatements } from '../src/store/list-statements';
 import { createTestPool, createTestSchema, describePg } from './pg-test-database';
+import { explainPrepared, type PlanNode } from './query-plan';
 
 const BASE_TIME = 1_700_000_000_000;
 const AGENCIES = 40;
@@ -37,17 +38,6 @@ async function seed(pool: pg.Pool, schema: string): Promise<void> {
     [BASE_TIME],
   );
   await pool.query(`VACUUM (ANALYZE) "${schema}".webhook_deliveries`);
-}
-
-interface PlanNode {
-  'Node Type'?: string;
-  'Relation Name'?: string;
-  'Heap Fetches'?: number;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
 }
 
 /** Rows the plan read from the deliveries table: returned plus stepped over by filters, in every loop. */
@@ -98,25 +88,7 @@ describePg('PostgreSQL list filters: the rows a page reads', () => {
   /** EXPLAIN ANALYZE of the store's statement, planned for these values or generically (as a prepared statement may be). */
   async function rowsReadBy(options: ListDeliveriesOptions, plan: 'custom' | 'generic'): Promise<number> {
     const [stmt, values] = listStatements(parseSchemaName(schema))('agency-7', options);
-    return rowsRead(await explain(stmt.text, values, plan));
-  }
-
-  async function explain(text: string, values: unknown[], plan: 'custom' | 'generic'): Promise<PlanNode> {
-    const client = await pool.connect();
-    try {
-      await client.query(
-        `SET plan_cache_mode = ${plan === 'custom' ? 'force_custom_plan' : 'force_generic_plan'}`,
-      );
-      await client.query(`PREPARE list_under_test AS ${text}`);
-      const literals = values.map((value) => pg.escapeLiteral(String(value))).join(', ');
-      const { rows } = await client.query(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE list_under_test(${literals})`,
-      );
-      return (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
-    } finally {
-      await client.query('DEALLOCATE ALL; RESET plan_cache_mode').catch(() => undefined);
-      client.release();
-    }
+    return rowsRead(await explainPrepared(pool, stmt.text, values, plan));
   }
 
   it('every combination of filters, cursor or not, reads at most a page of rows (plus an entity’s few)', async () => {
@@ -140,7 +112,7 @@ describePg('PostgreSQL list filters: the rows a page reads', () => {
     const readsRows: string[] = [];
     for (const filter of counts) {
       const [stmt, values] = countStatements(parseSchemaName(schema))('agency-7', filter);
-      const scans = tableScans(await explain(stmt.text, values, 'custom'));
+      const scans = tableScans(await explainPrepared(pool, stmt.text, values, 'custom'));
       if (!scans.every((scan) => scan['Node Type'] === 'Index Only Scan' && scan['Heap Fetches'] === 0)) {
         readsRows.push(`${JSON.stringify(filter)}: ${JSON.stringify(scans)}`);
       }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { claimStatement } from '../src/queue/claim-statements';
 import { parseSchemaName } from '../src/schema/schema-name';
+import type { PlanNode } from './query-plan';
 
 /** Epoch ms the queue tests run at (14 Nov 2023, as makeDeliveryRecord's defaults). */
 export const BASE_TIME = 1_700_000_000_000;
@@ -58,16 +59,6 @@ export interface ClaimParams {
   excluded?: readonly string[];
   cursor?: string;
   cap?: number | null;
-}
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
 }
 
 /**

@@ -1,21 +1,12 @@
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSchemaName } from '../src/schema/schema-name';
 import { recoveryStatements } from '../src/store/recovery-table';
 import { createTestPool, createTestSchema, describePg } from './pg-test-database';
+import { explainPrepared, type PlanNode } from './query-plan';
 
 const AGENCIES = 200;
 const PER_AGENCY = 25;
 const LIMIT = 5;
-
-interface PlanNode {
-  'Node Type'?: string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
 
 /** Every node of the plan, the root first. */
 function nodes(node: PlanNode): PlanNode[] {
@@ -42,24 +33,6 @@ describePg('PostgreSQL listRecoveries: the plan of a page', () => {
     await pool.end();
   });
 
-  async function explain(text: string, values: unknown[], plan: 'custom' | 'generic'): Promise<PlanNode> {
-    const client = await pool.connect();
-    try {
-      await client.query(
-        `SET plan_cache_mode = ${plan === 'custom' ? 'force_custom_plan' : 'force_generic_plan'}`,
-      );
-      await client.query(`PREPARE recovery_list_under_test AS ${text}`);
-      const literals = values.map((value) => pg.escapeLiteral(String(value))).join(', ');
-      const { rows } = await client.query(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE recovery_list_under_test(${literals})`,
-      );
-      return (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
-    } finally {
-      await client.query('DEALLOCATE ALL; RESET plan_cache_mode').catch(() => undefined);
-      client.release();
-    }
-  }
-
   it('first and later pages scan the agency list index only, never other agencies’ rows', async () => {
     const statements = recoveryStatements(parseSchemaName(schema));
     // agency-7 holds rcv-000007, rcv-000207, …; this cursor leaves 12 of its recoveries before it.
@@ -70,7 +43,7 @@ describePg('PostgreSQL listRecoveries: the plan of a page', () => {
     const wrong: string[] = [];
     for (const [page, text, values] of pages) {
       for (const plan of ['custom', 'generic'] as const) {
-        const all = nodes(await explain(text, [...values], plan));
+        const all = nodes(await explainPrepared(pool, text, [...values], plan));
         const scans = all.filter((node) => node['Node Type']?.includes('Index Scan'));
         const onOtherIndexes = scans.filter(
           (node) => node['Index Name'] !== 'webhook_recoveries_agency_list_idx',
