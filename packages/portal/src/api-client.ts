@@ -68,6 +68,17 @@ export interface RecoveryListQuery {
   cursor?: string | null;
 }
 
+/** The API's lists take 1 to 100 rows a page. */
+const MAX_PAGE_LIMIT = 100;
+
+/**
+ * A page size the API accepts: a whole number from 1 to 100; `fallback` for one that is
+ * not a number or rounds to 0 (a page-size attribute set to nonsense).
+ */
+export function pageLimit(size: number, fallback: number): number {
+  return Math.min(MAX_PAGE_LIMIT, Math.max(1, Math.trunc(size) || fallback));
+}
+
 /** The management API calls the portal makes; every method throws {@link PortalApiError} on a non-2xx. */
 export class PortalApi {
   constructor(private readonly options: PortalApiOptions) {}

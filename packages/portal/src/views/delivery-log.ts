@@ -1,6 +1,6 @@
 import type { DeliveryDetail, DeliveryStatus, DeliverySummary } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing } from 'lit';
-import { type DeliveryFilters, errorMessage, type PortalApi } from '../api-client';
+import { type DeliveryFilters, errorMessage, type PortalApi, pageLimit } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
 import { formatTime, parseLocalDateTime } from '../format';
@@ -138,8 +138,7 @@ export class DeliveryLogElement extends LitElement {
       eventType: form.eventType,
       since: parseLocalDateTime(form.since),
       until: parseLocalDateTime(form.until),
-      // The API takes 1 to 100.
-      limit: Math.min(100, Math.max(1, Math.trunc(this.pageSize) || 20)),
+      limit: pageLimit(this.pageSize, 20),
       cursor,
     };
   }

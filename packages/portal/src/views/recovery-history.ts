@@ -1,17 +1,10 @@
 import type { Recovery } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { errorMessage, type PortalApi } from '../api-client';
+import { errorMessage, type PortalApi, pageLimit } from '../api-client';
 import { defineView } from '../define-view';
 import { formatTime, formatTimeParts } from '../format';
 import { baseStyles } from '../theme';
 import { recoveryStatusBadge } from './recovery-status';
-
-/** The API answers 1 to 100 recoveries a page. */
-const MAX_PAGE = 100;
-
-function clampLimit(limit: number): number {
-  return Math.min(MAX_PAGE, Math.max(1, Math.trunc(limit) || 1));
-}
 
 /**
  * `<svc-wh-recovery-history>`: the agency's past bulk recoveries, newest first and of every status, a page
@@ -158,7 +151,7 @@ export class RecoveryHistoryElement extends LitElement {
   private async load(): Promise<void> {
     const token = ++this.loadToken;
     // Reading as many as are shown keeps the rows "Show more" added when a status change reloads the list.
-    const limit = clampLimit(Math.max(this.pageSize, this.recoveries.length));
+    const limit = pageLimit(Math.max(this.pageSize, this.recoveries.length), 1);
     this.loading = true;
     this.error = null;
     try {
@@ -181,7 +174,7 @@ export class RecoveryHistoryElement extends LitElement {
     this.error = null;
     try {
       const page = await this.api.listRecoveries({
-        limit: clampLimit(this.pageSize),
+        limit: pageLimit(this.pageSize, 1),
         cursor: this.nextCursor,
       });
       if (token !== this.loadToken) return;
