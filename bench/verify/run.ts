@@ -1,7 +1,8 @@
 /**
  * Verify benchmark: @svc/webhooks-verify against the raw node:crypto floor and against svix,
- * standardwebhooks and stripe, and its hand-built HMAC against `createHmac` in the same code path, for
- * 100 B, 1 KiB and 64 KiB bodies, all in one run. Writes its section of docs/benchmarks.md. Build the
+ * standardwebhooks and stripe, its hand-built HMAC against `createHmac` in the same code path, and its
+ * Standard Webhooks verification against standardwebhooks, svix and a Web Crypto floor on one shared
+ * input, for 100 B, 1 KiB and 64 KiB bodies, all in one run. Writes its section of docs/benchmarks.md. Build the
  * package first: `pnpm --filter @svc/webhooks-verify build`.
  *
  * `--quick` runs one short round (for checking the script); `--no-write` measures fully but only prints
@@ -12,6 +13,12 @@ import { describeMachine, markdownTable, writeBenchSection } from '../lib/report
 import { type Contender, contenders, hmacPairs, type Measured, signers } from './contenders';
 import { BODY_SIZES, type BodySize, jsonBody } from './fixtures';
 import { type MeasuredTask, measure } from './measure';
+import {
+  STANDARDWEBHOOKS,
+  type StandardContender,
+  standardContenders,
+  WEB_FLOOR,
+} from './standard-contenders';
 
 const quick = process.argv.includes('--quick');
 const write = !quick && !process.argv.includes('--no-write');
@@ -20,8 +27,13 @@ const options = quick ? { rounds: 1, timeMs: 100, warmupMs: 20 } : { rounds: 5, 
 
 const SIZE_LABELS: Record<BodySize, string> = { 100: '100 B', 1024: '1 KiB', 65536: '64 KiB' };
 
+// The Standard Webhooks rows share names with rows of the main table (svix, standardwebhooks) but not
+// their input, so their tasks carry a prefix.
+const STANDARD_PREFIX = 'standard: ';
+
 function taskId(contender: Measured, size: BodySize): string {
-  return `${contender.name} @ ${SIZE_LABELS[size]}`;
+  const prefix = standardContenders.includes(contender as StandardContender) ? STANDARD_PREFIX : '';
+  return `${prefix}${contender.name} @ ${SIZE_LABELS[size]}`;
 }
 
 /** Calls per timed sample: enough to dwarf the timer at small bodies, few at 64 KiB. */
@@ -33,7 +45,7 @@ async function prepareTasks(): Promise<MeasuredTask[]> {
   const tasks: MeasuredTask[] = [];
   for (const size of BODY_SIZES) {
     const body = jsonBody(size);
-    for (const contender of [...contenders, ...signers]) {
+    for (const contender of [...contenders, ...signers, ...standardContenders]) {
       const call = contender.prepare(body);
       // Every contender must accept its own valid delivery, or it would be timing an error path.
       const result = await call();
@@ -74,6 +86,32 @@ function table(ops: Map<string, number>): string {
     c.name,
     c.parses ? 'yes' : 'no',
     c.floor,
+    ...BODY_SIZES.map((size) => `${formatOps(get(c.name, size))} (${ratio(c, size).toFixed(2)}×)`),
+  ]);
+  return markdownTable(header, rows);
+}
+
+/** ops/s of a Standard Webhooks row, and its ratio to the row it is compared with. */
+function standardResults(ops: Map<string, number>) {
+  const { get } = results(ops);
+  const getStandard = (name: string, size: BodySize) => get(`${STANDARD_PREFIX}${name}`, size);
+  const ratio = (contender: StandardContender, size: BodySize) =>
+    getStandard(contender.name, size) / getStandard(contender.comparedWith, size);
+  return { get: getStandard, ratio };
+}
+
+function standardTable(ops: Map<string, number>): string {
+  const { get, ratio } = standardResults(ops);
+  const header = [
+    'contender',
+    'parses',
+    'compared with',
+    ...BODY_SIZES.map((s) => `${SIZE_LABELS[s]} ops/s (×)`),
+  ];
+  const rows = standardContenders.map((c) => [
+    c.name,
+    c.parses ? 'yes' : 'no',
+    c.comparedWith,
     ...BODY_SIZES.map((size) => `${formatOps(get(c.name, size))} (${ratio(c, size).toFixed(2)}×)`),
   ]);
   return markdownTable(header, rows);
@@ -154,6 +192,27 @@ function bars(ops: Map<string, number>): Bar[] {
       text: 'the hand-built HMAC keeps verifyWebhook at least 15 % ahead of the createHmac variant',
       met: gain(ops, VERIFY_PAIR, 1024) >= 0.15,
     },
+    ...standardBars(ops),
+  ];
+}
+
+function standardBars(ops: Map<string, number>): Bar[] {
+  const { get } = standardResults(ops);
+  const at = (name: string) => get(name, 1024);
+  const ours = at('@svc verifyStandardWebhook');
+  return [
+    {
+      text: 'Standard Webhooks: verifyStandardWebhook ≥ 3× standardwebhooks (same input)',
+      met: ours >= 3 * at(STANDARDWEBHOOKS),
+    },
+    {
+      text: 'Standard Webhooks: verifyStandardWebhook ahead of svix (same input)',
+      met: ours > at('svix Webhook.verify'),
+    },
+    {
+      text: 'Standard Webhooks: verifyStandardWebhookSignatureAsync ≥ 0.9× the Web Crypto floor',
+      met: at('@svc verifyStandardWebhookSignatureAsync (Web Crypto)') >= 0.9 * at(WEB_FLOOR),
+    },
   ];
 }
 
@@ -190,6 +249,20 @@ more verifications (or signatures) per second the hand-built HMAC gives.
 ${hmacTable(ops)}
 
 ${hmacDecision(ops)}
+
+### verify: Standard Webhooks
+
+The same run, on one shared input per body size: a \`webhook-id\`, \`webhook-timestamp\` and
+\`webhook-signature: v1,…\` set signed by @svc/webhooks-verify, verified by each contender with the same
+key (the 64 UTF-8 bytes of the hex secret; standardwebhooks and svix take its \`whsec_\` form). The Node
+rows are compared with standardwebhooks, the Web Crypto row with a Web Crypto floor:
+\`crypto.subtle.verify('HMAC', key, signature, content)\` with the key imported once before the run and
+the id, timestamp and signature text handed over already split out of the headers (no header parsing,
+no timestamp check). Like the node:crypto floor, which decodes its hex \`v1\` on each call, it decodes the
+base64 signature (\`atob\`) and encodes the content from the string body on each call, as any verifier
+must.
+
+${standardTable(ops)}
 
 Bars (1 KiB, same run):
 

@@ -16,12 +16,13 @@ import {
   toVerificationErrorBody,
   WebhookVerificationError,
 } from './errors';
-import { parseSignatureHeaderParts, SIGNATURE_HEADER } from './header';
 import { verifyWebhook } from './index';
 import { isNodeBodyStream, readNodeBody } from './node-body';
-import { resolveMaxBodyBytes, resolveVerifyOptions } from './options';
+import { resolveMaxBodyBytes, resolveVerifyOptions, type WebhookSignatureScheme } from './options';
 import { EXPRESS_RAW_HINT } from './raw-body';
-import { readSecrets, type WebhookSecret } from './secret';
+import type { WebhookSecret } from './secret';
+import { assertSignedHeaders, checkVerificationKeys, readScheme } from './signature-scheme';
+import type { StandardKeys } from './standard-secret';
 
 export type { VerificationErrorBody } from './errors';
 export { DEFAULT_MAX_BODY_BYTES } from './options';
@@ -67,14 +68,20 @@ export interface WebhookMiddlewareResponse {
 /** Express's `next`. */
 export type WebhookMiddlewareNext = (error?: unknown) => void;
 
-/** Looks up the secret per request, e.g. per tenant from the URL; `undefined` rejects the request. */
+/**
+ * Looks up the secret (or Standard Webhooks key material) per request, e.g. per tenant from the URL;
+ * `undefined` rejects the request.
+ */
 export type WebhookSecretLookup<TRequest> = (
   req: TRequest,
-) => WebhookSecret | undefined | Promise<WebhookSecret | undefined>;
+) => WebhookSecret | StandardKeys | undefined | Promise<WebhookSecret | StandardKeys | undefined>;
 
-/** Where the middleware gets its secret: exactly one of `secret`, `secrets` or `getSecret`. */
+/**
+ * Where the middleware gets its secret: exactly one of `secret` (a secret, secrets, or Standard Webhooks
+ * key material: a JWKS and secrets), `secrets` or `getSecret`.
+ */
 export type WebhookSecretSource<TRequest> =
-  | { secret: WebhookSecret; secrets?: never; getSecret?: never }
+  | { secret: WebhookSecret | StandardKeys; secrets?: never; getSecret?: never }
   | { secrets: readonly string[]; secret?: never; getSecret?: never }
   | { getSecret: WebhookSecretLookup<TRequest>; secret?: never; secrets?: never };
 
@@ -96,6 +103,13 @@ export type VerifyWebhookMiddlewareOptions<TRequest = WebhookMiddlewareRequest> 
      * @example { secret, maxBodyBytes: 5 * 1_048_576 } // 5 MiB
      */
     maxBodyBytes?: number;
+    /**
+     * The scheme every delivery must be verified by. Without it each request's headers decide:
+     * `webhook-signature` present → Standard Webhooks, else `X-Service-Signature`.
+     * @default chosen by the headers present
+     * @example { secret, scheme: 'standard' } // refuse deliveries without Standard Webhooks headers
+     */
+    scheme?: WebhookSignatureScheme;
   };
 
 /** An Express request handler. */
@@ -106,10 +120,11 @@ export type WebhookMiddleware<TRequest> = (
 ) => void;
 
 /**
- * Verifies a delivery by its `X-Service-Signature` header and raw body. On success it sets `req.webhook` to
- * the envelope and calls `next()`; on failure it answers 401 with a {@link VerificationErrorBody},
- * `{ "error": { "code", "message" } }`, or 413 for a body over `maxBodyBytes`. Other errors (a throwing
- * `getSecret`) go to `next(error)`.
+ * Verifies a delivery by its raw body and signature headers: Standard Webhooks when the request carries
+ * `webhook-signature`, else the spec's `X-Service-Signature` (or the one `scheme` names). On success it
+ * sets `req.webhook` to the envelope and calls `next()`; on failure it answers 401 with a
+ * {@link VerificationErrorBody}, `{ "error": { "code", "message" } }`, or 413 for a body over
+ * `maxBodyBytes`. Other errors (a throwing `getSecret`) go to `next(error)`.
  *
  * The middleware reads the request body itself, so it can refuse a request whose header is missing or
  * malformed before reading any of it, and stop reading a body as soon as it passes `maxBodyBytes`. A
@@ -118,8 +133,8 @@ export type WebhookMiddleware<TRequest> = (
  * is used as it is.
  *
  * @throws {@link @svc/webhooks-verify!WebhookVerificationError} at setup: `invalid_option` when not exactly
- * one of `secret`, `secrets` and `getSecret` is given or `toleranceMs` or `maxBodyBytes` is unusable;
- * `invalid_secret` for an unusable static secret.
+ * one of `secret`, `secrets` and `getSecret` is given or `toleranceMs`, `maxBodyBytes` or `scheme` is
+ * unusable; `invalid_secret` for an unusable static secret.
  *
  * @example
  * ```ts
@@ -138,7 +153,11 @@ export function verifyWebhookMiddleware<TRequest extends WebhookMiddlewareReques
 ): WebhookMiddleware<TRequest> {
   const lookup = secretLookup(options);
   const { toleranceMs } = resolveVerifyOptions({ toleranceMs: options.toleranceMs, now: 0 });
-  const limits: RequestLimits = { toleranceMs, maxBodyBytes: resolveMaxBodyBytes(options.maxBodyBytes) };
+  const limits: RequestLimits = {
+    toleranceMs,
+    maxBodyBytes: resolveMaxBodyBytes(options.maxBodyBytes),
+    scheme: readScheme(options.scheme),
+  };
   return (req, res, next) => {
     verifyRequest(req, lookup, limits).then(
       (envelope) => {
@@ -161,23 +180,23 @@ export function verifyWebhookMiddleware<TRequest extends WebhookMiddlewareReques
 interface RequestLimits {
   toleranceMs: number;
   maxBodyBytes: number;
+  scheme: WebhookSignatureScheme | undefined;
 }
 
 async function verifyRequest<TRequest extends WebhookMiddlewareRequest>(
   req: TRequest,
   lookup: WebhookSecretLookup<TRequest>,
-  { toleranceMs, maxBodyBytes }: RequestLimits,
+  { toleranceMs, maxBodyBytes, scheme }: RequestLimits,
 ): Promise<WebhookEvent> {
   const parsed = bodyAlreadyRead(req);
-  const header = req.headers[SIGNATURE_HEADER];
-  // Without a usable signature header the request cannot verify, whatever its body: refuse it before
+  // Without usable signature headers the request cannot verify, whatever its body: refuse it before
   // reading a byte, so an unsigned sender costs the receiver no memory and no wait for a slow upload.
-  parseSignatureHeaderParts(header);
+  assertSignedHeaders(req.headers, scheme);
   const body =
     parsed === undefined ? await readBodyOnto(req, maxBodyBytes) : assertBodyWithin(parsed, maxBodyBytes);
   const secret = await lookup(req);
   // verifyWebhook fails closed on an undefined secret (invalid_secret).
-  return verifyWebhook(body, header, secret as WebhookSecret, { toleranceMs });
+  return verifyWebhook(body, req.headers, secret as WebhookSecret | StandardKeys, { toleranceMs, scheme });
 }
 
 /** Reads the request stream and leaves the bytes on `req.body`, where `express.raw()` would put them. */
@@ -229,8 +248,9 @@ function secretLookup<TRequest>(
     );
   }
   if (typeof options.getSecret === 'function') return options.getSecret;
-  const secrets = readSecrets(options.secret ?? options.secrets);
-  return () => secrets;
+  const secret = options.secret ?? options.secrets;
+  checkVerificationKeys(secret);
+  return () => secret;
 }
 
 const SECRET_OPTIONS = ['secret', 'secrets', 'getSecret'] as const;

@@ -14,14 +14,15 @@ import {
   toVerificationErrorBody,
   type WebhookVerificationError,
 } from './errors';
-import { parseSignatureHeaderParts, SIGNATURE_HEADER } from './header';
 import {
   type RequestBodyOptions,
   resolveMaxBodyBytes,
   resolveVerifyOptions,
   type VerifyWebhookOptions,
 } from './options';
-import { readSecrets, type WebhookSecret } from './secret';
+import type { WebhookSecret } from './secret';
+import { assertSignedHeaders, checkVerificationKeys } from './signature-scheme';
+import type { StandardKeys } from './standard-secret';
 import { verifyWebhookAsync } from './web';
 import { assertBodyUnread, readRequestBody } from './web-body';
 
@@ -32,10 +33,14 @@ export { DEFAULT_MAX_BODY_BYTES } from './options';
 /** Options of {@link verifyWebhookRequest} and {@link webhookHandler}: the verify options and `maxBodyBytes`. */
 export interface VerifyWebhookRequestOptions extends VerifyWebhookOptions, RequestBodyOptions {}
 
-/** A secret, or a function choosing it per request (e.g. per tenant from the URL). */
+/**
+ * A secret (or Standard Webhooks key material: a JWKS and secrets), or a function choosing it per request
+ * (e.g. per tenant from the URL).
+ */
 export type WebhookRequestSecret =
   | WebhookSecret
-  | ((request: Request) => WebhookSecret | Promise<WebhookSecret>);
+  | StandardKeys
+  | ((request: Request) => WebhookSecret | StandardKeys | Promise<WebhookSecret | StandardKeys>);
 
 /**
  * Handles a verified delivery and answers the service (any 2xx marks it delivered).
@@ -48,9 +53,10 @@ export type WebhookRequestHandler<TEvents extends object = WebhookEventMap> = (
 ) => Response | Promise<Response>;
 
 /**
- * Reads the request's raw body, verifies it with its `X-Service-Signature` header and returns the
- * envelope. Consumes the body: do not read it before. A request whose header is missing or malformed is
- * refused before any of its body is read, and a body over `maxBodyBytes` (1 MiB by default) is refused as
+ * Reads the request's raw body, verifies it and returns the envelope. Either scheme: Standard Webhooks
+ * when the request carries `webhook-signature`, else the spec's `X-Service-Signature`, or the one
+ * `options.scheme` names. Consumes the body: do not read it before. A request whose headers are missing
+ * or malformed is refused before any of its body is read, and a body over `maxBodyBytes` (1 MiB by default) is refused as
  * soon as its `Content-Length` or the bytes read say so; the body stream is then cancelled, never drained.
  *
  * @typeParam TEvents - event type → metadata type; by default the built-in `WebhookEventMap`
@@ -73,13 +79,12 @@ export async function verifyWebhookRequest<TEvents extends object = WebhookEvent
 ): Promise<WebhookEvent<TEvents>> {
   const maxBodyBytes = resolveMaxBodyBytes(options?.maxBodyBytes);
   assertBodyUnread(request);
-  const header = request.headers.get(SIGNATURE_HEADER);
-  // Without a usable signature header the request cannot verify, whatever its body: refuse it before
+  // Without usable signature headers the request cannot verify, whatever its body: refuse it before
   // reading a byte, so an unsigned sender costs the receiver no memory and no wait for a slow upload.
-  parseSignatureHeaderParts(header);
+  assertSignedHeaders(request.headers, options?.scheme);
   const body = await readRequestBody(request, maxBodyBytes);
   const key = typeof secret === 'function' ? await secret(request) : secret;
-  return verifyWebhookAsync<TEvents>(body, header, key, options);
+  return verifyWebhookAsync<TEvents>(body, request.headers, key, options);
 }
 
 /**
@@ -110,7 +115,7 @@ export function webhookHandler<TEvents extends object = WebhookEventMap>(
 ): (request: Request) => Promise<Response> {
   // A static secret and the options are checked now, so a missing or masked secret or a bad option fails at
   // startup, not on every delivery.
-  if (typeof secret !== 'function') readSecrets(secret);
+  if (typeof secret !== 'function') checkVerificationKeys(secret);
   resolveVerifyOptions(options);
   resolveMaxBodyBytes(options?.maxBodyBytes);
   return async (request) => {

@@ -21,8 +21,13 @@ export interface SignatureHeaderParts extends ParsedSignatureHeader {
 
 /** What a successful signature check returns. */
 export interface VerifiedSignature {
-  /** The verified `t`: epoch milliseconds at which the service signed the delivery. */
+  /**
+   * The verified `t`: epoch milliseconds at which the service signed the delivery. For a Standard
+   * Webhooks delivery, `webhook-timestamp` (seconds) × 1000.
+   */
   timestamp: number;
+  /** The verified `webhook-id`, when the delivery was verified by its Standard Webhooks headers. */
+  id?: string;
 }
 
 /** Header values as Node, Express and `Headers` hand them over. */

@@ -6,6 +6,12 @@ import { invalidOption } from './errors';
  */
 export const DEFAULT_TOLERANCE_MS = 300_000;
 
+/**
+ * The signature scheme a delivery is verified by: `'service'`, the spec's `X-Service-Signature`, or
+ * `'standard'`, Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
+ */
+export type WebhookSignatureScheme = 'service' | 'standard';
+
 /** Options of every verify function. */
 export interface VerifyWebhookOptions {
   /**
@@ -21,6 +27,15 @@ export interface VerifyWebhookOptions {
    * @example { now: Date.parse('2025-01-01T00:00:00Z') }
    */
   now?: number;
+  /**
+   * Forces the scheme `verifyWebhook` and `verifyWebhookSignature` (and their async twins) verify by when
+   * given the request's headers. Without it the headers decide: `webhook-signature` present → Standard
+   * Webhooks, else `X-Service-Signature`. With a header value (a string) as the second argument only
+   * `'service'` is possible. The Standard Webhooks verifiers ignore it.
+   * @default chosen by the headers present
+   * @example { scheme: 'standard' } // refuse deliveries that carry only X-Service-Signature
+   */
+  scheme?: WebhookSignatureScheme;
 }
 
 /** Options with their defaults applied and checked. */

@@ -51,6 +51,7 @@ export function isMaskedSecret(secret: string): boolean {
   return secret.startsWith(MASK_PREFIX) && secret.includes('*', MASK_PREFIX.length);
 }
 
-function invalidSecret(message: string): WebhookVerificationError {
+/** The `invalid_secret` error with `message`. */
+export function invalidSecret(message: string): WebhookVerificationError {
   return new WebhookVerificationError('invalid_secret', message);
 }

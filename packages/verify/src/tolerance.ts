@@ -17,8 +17,31 @@ export function assertWithinTolerance(timestamp: number, now: number, toleranceM
   );
 }
 
-function toleranceMessage(timestamp: number, now: number, toleranceMs: number): string {
-  if (timestamp < SECONDS_LIMIT && now >= SECONDS_LIMIT) {
+/**
+ * The same window for a Standard Webhooks `webhook-timestamp`, which is in epoch seconds: the value in
+ * milliseconds is what the tolerance applies to, and a value that is itself milliseconds is named as such.
+ */
+export function assertStandardWithinTolerance(seconds: number, now: number, toleranceMs: number): void {
+  const timestamp = seconds * 1000;
+  const drift = now - timestamp;
+  if (drift <= toleranceMs && -drift <= toleranceMs) return;
+  throw new WebhookVerificationError(
+    'timestamp_out_of_tolerance',
+    seconds >= SECONDS_LIMIT
+      ? `webhook-timestamp=${seconds} looks like epoch milliseconds, but Standard Webhooks carries epoch ` +
+          'seconds. Deliveries from the service carry seconds; if you built these headers yourself, sign with ' +
+          'Math.floor(Date.now() / 1000).'
+      : toleranceMessage(timestamp, now, toleranceMs, false),
+  );
+}
+
+function toleranceMessage(
+  timestamp: number,
+  now: number,
+  toleranceMs: number,
+  inMilliseconds = true,
+): string {
+  if (inMilliseconds && timestamp < SECONDS_LIMIT && now >= SECONDS_LIMIT) {
     return (
       `t=${timestamp} looks like epoch seconds, but t is in epoch milliseconds. Deliveries from the ` +
       'service carry milliseconds; if you built this header yourself, sign with Date.now(), not Date.now() / 1000.'

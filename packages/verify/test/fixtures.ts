@@ -47,3 +47,43 @@ export function thrown(fn: () => unknown): Error & { code?: string } {
   }
   throw new Error('expected the call to throw');
 }
+
+/** The Standard Webhooks reference vector: a secret, id, timestamp and body with their known signature. */
+export const REFERENCE = {
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  id: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+  seconds: 1614265330,
+  body: '{"test": 2432232314}',
+  signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+} as const;
+
+/** `NOW` in epoch seconds, the Standard Webhooks timestamp of the tests. */
+export const NOW_SECONDS = NOW / 1000;
+/** The `webhook-id` of the tests' deliveries. */
+export const ID = 'whdel_01';
+
+/**
+ * A Standard Webhooks `v1` entry computed independently of the package, from the rules: HMAC-SHA256 of
+ * `<id>.<seconds>.<body>` under the key bytes, standard base64.
+ */
+export function referenceStandardSignature(
+  body: string | Uint8Array,
+  key: string | Uint8Array,
+  id: string = ID,
+  seconds: number | string = NOW_SECONDS,
+): string {
+  const mac = createHmac('sha256', key).update(`${id}.${seconds}.`).update(body).digest('base64');
+  return `v1,${mac}`;
+}
+
+/** The three Standard Webhooks headers, as Node hands them over (lower-case record). */
+export function standardHeaders(
+  signature: string,
+  id: string = ID,
+  seconds: number | string = NOW_SECONDS,
+): Record<string, string> {
+  return { 'webhook-id': id, 'webhook-timestamp': String(seconds), 'webhook-signature': signature };
+}
+
+/** The agency's whsec_ form of `SECRET`, computed from the rule: whsec_ + base64 of the hex's UTF-8 bytes. */
+export const SECRET_WHSEC = `whsec_${Buffer.from(SECRET, 'utf8').toString('base64')}`;

@@ -6,9 +6,11 @@ import { vectors, vectorsPath } from './vectors';
 
 const guide = readFileSync(new URL('../../../docs/receiving-webhooks.md', import.meta.url), 'utf8');
 
-/** The fenced ```python blocks of the receiving guide. */
+/** The fenced ```python blocks of the receiving guide that define `verify` (not library usage). */
 function pythonBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```python\n([\s\S]*?)^```$/gm)].map((match) => match[1] as string);
+  return [...markdown.matchAll(/^```python\n([\s\S]*?)^```$/gm)]
+    .map((match) => match[1] as string)
+    .filter((block) => /^def verify\(/m.test(block));
 }
 
 // Runs every vector through the documented verify() and prints one outcome per case, as JSON.

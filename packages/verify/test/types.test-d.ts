@@ -2,7 +2,14 @@
 import {
   type ParsedSignatureHeader,
   parseSignatureHeader,
+  publicKeyToJwk,
+  type StandardKeys,
+  type StandardVerifiedSignature,
+  type StandardWebhookJwk,
+  signStandardWebhook,
   type VerifiedSignature,
+  verifyStandardWebhook,
+  verifyStandardWebhookSignature,
   verifyWebhook,
   verifyWebhookSignature,
   type WebhookEnvelope,
@@ -10,7 +17,11 @@ import {
 } from '@svc/webhooks-verify';
 import { verifyWebhookMiddleware } from '@svc/webhooks-verify/express';
 import { verifyWebhookRequest, webhookHandler } from '@svc/webhooks-verify/fetch';
-import { verifyWebhookAsync } from '@svc/webhooks-verify/web';
+import {
+  verifyStandardWebhookSignatureAsync,
+  verifyWebhookAsync,
+  verifyWebhookSignatureAsync,
+} from '@svc/webhooks-verify/web';
 import express from 'express';
 import { expectTypeOf } from 'vitest';
 
@@ -54,3 +65,32 @@ app.post(
 verifyWebhookMiddleware({ secret: 's', getSecret: () => 's' });
 // @ts-expect-error: a secret source is required
 verifyWebhookMiddleware({ toleranceMs: 1 });
+
+import type { IncomingHttpHeaders } from 'node:http';
+
+// Standard Webhooks: headers objects (Node's and Fetch's), key material, results.
+
+declare const nodeHeaders: IncomingHttpHeaders;
+declare const jwks: { keys: StandardWebhookJwk[] };
+
+expectTypeOf(verifyWebhook(body, nodeHeaders, 's')).toEqualTypeOf<WebhookEvent>();
+expectTypeOf(
+  verifyWebhook<QuoteEvents>(body, new Headers(), { keys: jwks.keys }).metadata,
+).toEqualTypeOf<QuoteApproved>();
+expectTypeOf(
+  verifyWebhookSignature(body, nodeHeaders, 's', { scheme: 'standard' }),
+).toEqualTypeOf<VerifiedSignature>();
+expectTypeOf(verifyStandardWebhook(body, nodeHeaders, jwks)).toEqualTypeOf<WebhookEvent>();
+expectTypeOf(
+  verifyStandardWebhookSignature(body, nodeHeaders, ['s', 'whpk_x']),
+).toEqualTypeOf<StandardVerifiedSignature>();
+expectTypeOf(
+  verifyStandardWebhookSignatureAsync(body, new Headers(), 's'),
+).resolves.toEqualTypeOf<StandardVerifiedSignature>();
+expectTypeOf(
+  verifyWebhookSignatureAsync(body, new Headers(), 's'),
+).resolves.toEqualTypeOf<VerifiedSignature>();
+expectTypeOf(signStandardWebhook('b', 's', 'id', 1)).toEqualTypeOf<string>();
+expectTypeOf(publicKeyToJwk('whpk_x', 'k')).toExtend<NonNullable<StandardKeys['keys']>[number]>();
+// @ts-expect-error: the scheme is 'service' or 'standard'
+verifyWebhook(body, nodeHeaders, 's', { scheme: 'both' });
