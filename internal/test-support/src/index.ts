@@ -18,3 +18,10 @@ export { spawnReceiverProcess } from './receiver-process';
 export { everythingIn, newSecretKey, openSealedSecret, recordingSecrets } from './sealed-secrets';
 export type { ServiceHarness, ServiceHarnessOptions } from './service-harness';
 export { FAST_CIRCUIT, FAST_RETRY, jobCancelled, startServiceHarness } from './service-harness';
+export type { PublicJwk, StandardSignatureEntry } from './standard-webhooks';
+export {
+  asymmetricSignersOf,
+  flatHeaders,
+  standardSignatureEntries,
+  verifyStandardRequest,
+} from './standard-webhooks';

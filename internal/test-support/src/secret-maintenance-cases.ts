@@ -51,8 +51,16 @@ export function describeSecretMaintenanceCases(context: SecretsAtRestContext): v
       secrets.set('agency-0', await writeLegacyConfig(context.fixture().store, 'agency-0', WEBHOOK_URL));
 
       const rotating = context.service(bothKeys('k2'));
-      expect(await rotating.reencryptSecrets({ pageSize: 2 })).toEqual({ examined: 6, reencrypted: 6 });
-      expect(await rotating.reencryptSecrets(), 'a second run').toEqual({ examined: 6, reencrypted: 0 });
+      expect(await rotating.reencryptSecrets({ pageSize: 2 })).toEqual({
+        examined: 6,
+        reencrypted: 6,
+        reencryptedSigningKeys: 0,
+      });
+      expect(await rotating.reencryptSecrets(), 'a second run').toEqual({
+        examined: 6,
+        reencrypted: 0,
+        reencryptedSigningKeys: 0,
+      });
 
       const dump = await context.fixture().dump();
       expect(dump).not.toContain('enc:v1:k1:');
@@ -108,7 +116,7 @@ export function describeSecretMaintenanceCases(context: SecretsAtRestContext): v
       const result = await context
         .service(bothKeys('k2'), { store: racing })
         .reencryptSecrets({ pageSize: 5 });
-      expect(result).toEqual({ examined: 12, reencrypted: 9 });
+      expect(result).toEqual({ examined: 12, reencrypted: 9, reencryptedSigningKeys: 0 });
 
       await createConfigs(
         context.service(onlyKey(keys, 'k1')),

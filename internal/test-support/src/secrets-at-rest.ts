@@ -13,6 +13,7 @@ export type { SecretsAtRestFixture } from './secrets-at-rest-context';
 import { describeSecretErrorCases } from './secret-error-cases';
 import { describeSecretKeyCases } from './secret-key-cases';
 import { describeSecretMaintenanceCases } from './secret-maintenance-cases';
+import { describeSecretSigningKeyCases } from './secret-signing-key-cases';
 import { startServiceHarness } from './service-harness';
 
 /**
@@ -21,7 +22,8 @@ import { startServiceHarness } from './service-harness';
  * signs with it; legacy plaintext keeps working and is re-sealed on write;
  * missing or wrong keys and moved ciphertexts fail with typed errors;
  * `reencryptSecrets` moves every secret to a new key without losing a
- * concurrent rotation; and no error of a failed write carries a secret.
+ * concurrent rotation; no error of a failed write carries a secret; and the
+ * `v1a` private keys are sealed, opened to sign, and re-sealed likewise.
  */
 export function describeSecretsAtRest(name: string, open: () => Promise<SecretsAtRestFixture>): void {
   describe(`secrets at rest: ${name}`, () => {
@@ -68,5 +70,6 @@ export function describeSecretsAtRest(name: string, open: () => Promise<SecretsA
     describeSecretKeyCases(context);
     describeSecretMaintenanceCases(context);
     describeSecretErrorCases(context);
+    describeSecretSigningKeyCases(context);
   });
 }

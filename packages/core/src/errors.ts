@@ -207,7 +207,7 @@ export class RateLimitedError extends WebhookError {
 }
 
 /**
- * A stored signing secret is sealed under a key id this service was not given
+ * A stored signing secret (or `v1a` private key) is sealed under a key id this service was not given
  * (`secretEncryption.keys` lacks it, or the service has no `secretEncryption`
  * at all). Nothing was signed or changed. Neither the secret nor the stored
  * value is in the message or the details.
@@ -224,7 +224,7 @@ export class SecretKeyUnavailableError extends WebhookError {
       : 'this service has no secretEncryption option';
     super(
       'secret_key_unavailable',
-      `The signing secret of agency "${agencyId}" is sealed under key "${keyId}", but ${missing}. ` +
+      `The signing secret (or a v1a signing key) of agency "${agencyId}" is sealed under key "${keyId}", but ${missing}. ` +
         `Add key "${keyId}" to secretEncryption.keys (it need not be the primary) in every process; ` +
         'drop a key only after reencryptSecrets() has moved every secret off it.',
       { details: { agencyId, keyId } },
@@ -235,7 +235,7 @@ export class SecretKeyUnavailableError extends WebhookError {
 }
 
 /**
- * A stored signing secret names a configured key but does not decrypt and
+ * A stored signing secret (or `v1a` private key) names a configured key but does not decrypt and
  * authenticate under it: the key's bytes differ from the ones that sealed it,
  * or the stored value was altered, truncated or copied from another agency's
  * configuration. Nothing was signed or changed. Neither the secret nor the
@@ -254,9 +254,10 @@ export class SecretUndecryptableError extends WebhookError {
         : `does not decrypt under key "${keyId}"`;
     super(
       'secret_undecryptable',
-      `The signing secret of agency "${agencyId}" ${under}: the key's bytes differ from the ones that ` +
-        'sealed it, or the stored value was altered or copied from another agency. Check the key material; ' +
-        'if the secret is lost, rotate it (rotateSecret) and give the agency the new one.',
+      `The signing secret (or a v1a signing key) of agency "${agencyId}" ${under}: the key's bytes differ from ` +
+        'the ones that sealed it, or the stored value was altered or copied from another agency. Check the key ' +
+        'material; if the secret is lost, rotate it (rotateSecret) and give the agency the new one; if a v1a ' +
+        'key is lost, turn asymmetricSignatures off and on again (PUT /config) for a new key pair.',
       { details: { agencyId, keyId } },
     );
     this.keyId = keyId;

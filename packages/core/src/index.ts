@@ -38,6 +38,13 @@ export type {
 export type {
   PutConfigBody,
   RotatedSecret,
+  RotatedSigningKey,
+  RotateSigningKeyBody,
+  SignatureScheme,
+  SigningJwk,
+  SigningJwks,
+  SigningKeyRecord,
+  SigningPublicKey,
   TestResult,
   WebhookConfig,
   WebhookConfigRecord,
@@ -64,6 +71,7 @@ export type {
 } from './delivery/delivery';
 export { webhookIdOf } from './delivery/delivery';
 export type { AutoDisableOptions, EndpointHealth, EndpointHealthState } from './delivery/endpoint-health';
+export { AUTO_DISABLED_FAILING, RECEIVER_GONE } from './delivery/endpoint-health';
 export type { WebhookEnvelope } from './delivery/envelope';
 export type {
   ListRecoveriesQuery,

@@ -181,7 +181,8 @@ export function createOpenTelemetryHooks(options: OpenTelemetryHooksOptions = {}
     unit: '{change}',
   });
   const disabled = meter.createCounter(OTEL_NAMES.endpointsDisabled, {
-    description: 'Configurations disabled because every attempt failed for too long',
+    description:
+      'Configurations disabled by the service (every attempt failed for too long, or the receiver answered 410 Gone)',
     unit: '{configuration}',
   });
   if (options.countPending) observePending(meter, options.countPending);

@@ -14,6 +14,12 @@
 export {
   putConfigBodySchema,
   rotatedSecretSchema,
+  rotatedSigningKeySchema,
+  rotateSigningKeyBodySchema,
+  signatureSchemeSchema,
+  signingJwkSchema,
+  signingJwksSchema,
+  signingPublicKeySchema,
   testResultSchema,
   webhookConfigSchema,
 } from './config/config';

@@ -1,4 +1,5 @@
 import { everythingIn, newSecretKey, openSealedSecret } from '@svc/test-support';
+import { publicKeyOf } from '@svc/webhooks-verify';
 import { describe, expect, it } from 'vitest';
 import type { WebhookStore } from '../src/adapters/store';
 import { createSecretCipher } from '../src/config/secret-encryption';
@@ -32,7 +33,7 @@ function carelessStore(store: WebhookStore): WebhookStore {
     );
   return new Proxy(store, {
     get(target, property) {
-      if (property === 'upsertConfig' || property === 'setSigningSecret') {
+      if (property === 'upsertConfig' || property === 'setSigningSecret' || property === 'setSigningKeys') {
         return (...args: unknown[]) => refuse(property, args);
       }
       const value: unknown = Reflect.get(target, property);
@@ -86,6 +87,52 @@ describe('the service’s sealed store on the memory store', () => {
       }
       await webhooks.close();
     }
+  });
+
+  it('a store that attaches a failed key write’s arguments to its error: no private key, sealed or not', async () => {
+    const SIGNED = { ...BODY, signatureScheme: 'standard' as const, asymmetricSignatures: true };
+    for (const encrypted of [true, false]) {
+      const store = createMemoryStore();
+      await service(store, encrypted).putConfig('agency-a', SIGNED);
+      const webhooks = service(carelessStore(store), encrypted);
+      const failures = [
+        await webhooks.putConfig('agency-b', SIGNED).catch((error: unknown) => error),
+        await webhooks
+          .putConfig('agency-a', { ...SIGNED, asymmetricSignatures: false })
+          .catch((e: unknown) => e),
+        await webhooks.rotateSigningKey('agency-a').catch((error: unknown) => error),
+      ];
+      for (const failure of failures) {
+        const text = everythingIn(failure);
+        expect(text).toContain('refused');
+        expect(text).not.toContain('whsk_');
+        expect(text).not.toContain('enc:v1:');
+      }
+      await webhooks.close();
+    }
+  });
+
+  it('the memory store holds every private key sealed; the service signs and publishes with them', async () => {
+    const store = createMemoryStore();
+    const webhooks = service(store);
+    await webhooks.putConfig('agency-a', { ...BODY, signatureScheme: 'both', asymmetricSignatures: true });
+    const { signingPublicKeys } = await webhooks.rotateSigningKey('agency-a');
+    const raw = (await store.getConfig('agency-a'))?.signingKeys ?? [];
+    expect(JSON.stringify(raw)).not.toContain('whsk_');
+    expect(raw.map((key) => key.kid)).toEqual(signingPublicKeys.map((key) => key.kid));
+    for (const key of raw) {
+      expect(key.privateKey).toMatch(/^enc:v1:k1:/);
+      expect(publicKeyOf(openSealedSecret(KEY, 'agency-a', key.privateKey))).toBe(key.publicKey);
+    }
+    // Through the service's store the keys read opened, and the view needs none of them.
+    const opened = await sealSecretsAtRest(store, createSecretCipher(ENCRYPTION)).getConfig('agency-a');
+    expect(opened?.signingKeys.map((key) => publicKeyOf(key.privateKey))).toEqual(
+      raw.map((key) => key.publicKey),
+    );
+    const keyless = service(store, false);
+    await expect(keyless.getPublicKeys('agency-a')).resolves.toMatchObject({ keys: [{}, {}] });
+    await webhooks.close();
+    await keyless.close();
   });
 
   it('emit needs no secret: a configuration whose key is missing still gets its deliveries stored', async () => {

@@ -44,6 +44,9 @@ describe('configuration', () => {
       signingSecret: masked,
       enabled: true,
       subscribedEventTypes: ['job_cancelled', 'job_created'],
+      signatureScheme: 'service',
+      asymmetricSignatures: false,
+      signingPublicKeys: [],
     });
     const updated = await webhooks.putConfig('agency-a', { ...validBody, enabled: false });
     expect(updated).toMatchObject({ created: false, id: created.id, signingSecret: masked, enabled: false });

@@ -1,4 +1,4 @@
-import type { WebhookConfigRecord } from '../config/config';
+import type { SignatureScheme, SigningKeyRecord, WebhookConfigRecord } from '../config/config';
 import type { AttemptRecord } from '../delivery/attempt-record';
 import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryStatus, DeliveryUpdate } from '../delivery/delivery';
@@ -29,6 +29,13 @@ export interface UpsertConfigInput {
   newId: string;
   /** Used only when the configuration is created; an update never changes the secret. */
   newSigningSecret: string;
+  /** Stored as given; undefined keeps the stored value on update (and means `'service'` on create). */
+  signatureScheme?: SignatureScheme;
+  /**
+   * Replaces the whole key list, stored verbatim; undefined keeps the stored list on update
+   * (and means `[]` on create).
+   */
+  signingKeys?: SigningKeyRecord[];
 }
 
 /** Precondition of {@link WebhookStore.setSigningSecret}. */
@@ -183,7 +190,9 @@ export interface WebhookStore {
    * when one exists, updates its URL, enabled flag and subscriptions. Atomic: two
    * concurrent first PUTs yield one configuration, one `created: true`.
    * An update never changes `id`, `signingSecret` or `createdAt`, and clears
-   * `disabledAt` and `disabledReason` (null on create too).
+   * `disabledAt` and `disabledReason` (null on create too). `signatureScheme` and
+   * `signingKeys` are written when given and kept when undefined (`'service'` and `[]`
+   * on create).
    */
   upsertConfig(input: UpsertConfigInput): Promise<{ config: WebhookConfigRecord; created: boolean }>;
 
@@ -198,6 +207,23 @@ export interface WebhookStore {
     signingSecret: string,
     now: number,
     options?: SetSigningSecretOptions,
+  ): Promise<WebhookConfigRecord | null>;
+
+  /**
+   * Replaces the configuration's `signingKeys` with `signingKeys` (stored verbatim, in
+   * order) and sets `updatedAt` to `now`, in one atomic write, and returns the updated
+   * configuration; null, changing nothing, when the agency has no configuration.
+   * Nothing else changes: unlike `upsertConfig`, it keeps `enabled`, `disabledAt` and
+   * `disabledReason` (a key rotation does not re-enable a disabled endpoint).
+   *
+   * @remarks Last write wins: there is no precondition, so of two concurrent calls the
+   * later one's list stays. The service writes keys rarely (PUT /config, a key rotation,
+   * re-sealing under a new encryption key) and re-reads the list right before re-sealing.
+   */
+  setSigningKeys(
+    agencyId: string,
+    signingKeys: SigningKeyRecord[],
+    now: number,
   ): Promise<WebhookConfigRecord | null>;
 
   /**

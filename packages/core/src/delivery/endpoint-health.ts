@@ -53,7 +53,7 @@ export const endpointHealthSchema = z
     }),
     disabledReason: z.string().nullable().meta({
       description:
-        'Why it was disabled automatically: `auto_disabled_failing` (every attempt failed for the service’s `autoDisable.afterMs`). Null when enabled, or disabled by the agency.',
+        'Why it was disabled automatically: `auto_disabled_failing` (every attempt failed for the service’s `autoDisable.afterMs`) or `receiver_gone` (the receiver answered 410 Gone under a Standard Webhooks signature scheme). Null when enabled, or disabled by the agency.',
     }),
   })
   .meta({ id: 'EndpointHealth' });
@@ -62,6 +62,12 @@ export type EndpointHealth = z.infer<typeof endpointHealthSchema>;
 
 /** The `disabledReason` of a configuration the service disabled because every attempt failed for `afterMs`. */
 export const AUTO_DISABLED_FAILING = 'auto_disabled_failing';
+
+/**
+ * The `disabledReason` of a configuration the service disabled because its receiver answered
+ * `410 Gone` under a Standard Webhooks scheme (`'standard'` or `'both'`).
+ */
+export const RECEIVER_GONE = 'receiver_gone';
 
 /** The `autoDisable` option of {@link createWebhookService}. */
 export interface AutoDisableOptions {

@@ -15,7 +15,7 @@ import type {
   WebhookStore,
 } from '../adapters/store';
 import { assertNoTransaction } from '../adapters/store';
-import type { WebhookConfigRecord } from '../config/config';
+import type { SigningKeyRecord, WebhookConfigRecord } from '../config/config';
 import type { AttemptRecord } from '../delivery/attempt-record';
 import type { CircuitRecord, CircuitState } from '../delivery/circuit-breaker';
 import type { DeliveryRecord, DeliveryUpdate } from '../delivery/delivery';
@@ -101,6 +101,8 @@ class MemoryWebhookStore implements WebhookStore {
           updatedAt: input.now,
           disabledAt: null,
           disabledReason: null,
+          signatureScheme: input.signatureScheme ?? existing.signatureScheme,
+          signingKeys: input.signingKeys ? copyKeys(input.signingKeys) : existing.signingKeys,
         }
       : {
           id: input.newId,
@@ -113,6 +115,8 @@ class MemoryWebhookStore implements WebhookStore {
           updatedAt: input.now,
           disabledAt: null,
           disabledReason: null,
+          signatureScheme: input.signatureScheme ?? 'service',
+          signingKeys: input.signingKeys ? copyKeys(input.signingKeys) : [],
         };
     this.#configs.set(input.agencyId, config);
     return { config: copyConfig(config), created: existing === undefined };
@@ -129,6 +133,18 @@ class MemoryWebhookStore implements WebhookStore {
     const expected = options?.expectedSigningSecret;
     if (expected !== undefined && existing.signingSecret !== expected) return null;
     const config = { ...existing, signingSecret, updatedAt: now };
+    this.#configs.set(agencyId, config);
+    return copyConfig(config);
+  }
+
+  async setSigningKeys(
+    agencyId: string,
+    signingKeys: SigningKeyRecord[],
+    now: number,
+  ): Promise<WebhookConfigRecord | null> {
+    const existing = this.#configs.get(agencyId);
+    if (!existing) return null;
+    const config: WebhookConfigRecord = { ...existing, signingKeys: copyKeys(signingKeys), updatedAt: now };
     this.#configs.set(agencyId, config);
     return copyConfig(config);
   }
@@ -392,7 +408,19 @@ function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {
     updatedAt: config.updatedAt,
     disabledAt: config.disabledAt,
     disabledReason: config.disabledReason,
+    signatureScheme: config.signatureScheme,
+    signingKeys: copyKeys(config.signingKeys),
   };
+}
+
+function copyKeys(keys: readonly SigningKeyRecord[]): SigningKeyRecord[] {
+  return keys.map((key) => ({
+    kid: key.kid,
+    privateKey: key.privateKey,
+    publicKey: key.publicKey,
+    createdAt: key.createdAt,
+    expiresAt: key.expiresAt,
+  }));
 }
 
 /** Keeps `ids` ascending; new ids are usually the greatest, so that case is a push. */

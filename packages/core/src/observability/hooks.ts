@@ -43,7 +43,10 @@ export interface WebhookEndpointHealthEvent {
 /** What {@link WebhookHooks.onEndpointDisabled} receives. Times are epoch ms. */
 export interface WebhookEndpointDisabledEvent {
   agencyId: string;
-  /** The stored `disabledReason`: `auto_disabled_failing`. */
+  /**
+   * The stored `disabledReason`: `auto_disabled_failing` (every attempt failed for
+   * `autoDisable.afterMs`) or `receiver_gone` (a `410 Gone` under a Standard Webhooks scheme).
+   */
   reason: string;
   /** Where deliveries were going: tell the agency which endpoint to fix. */
   webhookUrl: string;
@@ -90,9 +93,10 @@ export interface WebhookHooks {
    */
   onEndpointHealthChange?(event: WebhookEndpointHealthEvent): void;
   /**
-   * The service disabled an agency's configuration because every attempt failed
-   * for `autoDisable.afterMs`: the place to tell the agency (e-mail, in-app notice).
-   * Called once per disable, by the worker whose compare-and-set won.
+   * The service disabled an agency's configuration: every attempt failed for
+   * `autoDisable.afterMs`, or its receiver answered `410 Gone` under the `'standard'` or
+   * `'both'` signature scheme (`event.reason` says which). The place to tell the agency
+   * (e-mail, in-app notice). Called once per disable, by the worker whose compare-and-set won.
    */
   onEndpointDisabled?(event: WebhookEndpointDisabledEvent): void;
   /**

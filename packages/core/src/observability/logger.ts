@@ -1,4 +1,5 @@
 import type { DeliveryRecord } from '../delivery/delivery';
+import { RECEIVER_GONE } from '../delivery/endpoint-health';
 import type { WebhookAttemptEvent, WebhookHooks, WorkerErrorStage } from './hooks';
 
 /**
@@ -74,7 +75,9 @@ export function createLoggingHooks(logger: WebhookLogger): WebhookHooks {
           failingSince: event.failingSince,
           disabledAt: event.disabledAt,
         },
-        'webhook endpoint disabled: every attempt failed for too long; the agency must fix it and enable it again',
+        event.reason === RECEIVER_GONE
+          ? 'webhook endpoint disabled: the receiver answered 410 Gone; the agency must enable it again to resume'
+          : 'webhook endpoint disabled: every attempt failed for too long; the agency must fix it and enable it again',
       ),
     onPurge: ({ success, failed, batches, durationMs }) =>
       log.info({ success, failed, batches, durationMs }, 'webhook retention deleted old deliveries'),

@@ -28,6 +28,8 @@ export interface Engine {
   autoDisable: AutoDisableSettings | null;
   /** Ages after which the worker purges finished deliveries; null when retention is off. */
   retention: RetentionSettings | null;
+  /** How long a rotated-out `v1a` key keeps signing by default, in ms (`signingKeyOverlapMs`). */
+  signingKeyOverlapMs: number;
   /** Largest serialised metadata an emit may carry (`maxPayloadBytes`). */
   maxPayloadBytes: number;
   /** Takes one test send of the agency's allowance or throws RateLimitedError. */

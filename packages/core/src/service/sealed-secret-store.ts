@@ -4,13 +4,15 @@ import type {
   UpsertConfigInput,
   WebhookStore,
 } from '../adapters/store';
-import type { WebhookConfigRecord } from '../config/config';
+import type { SigningKeyRecord, WebhookConfigRecord } from '../config/config';
 import { isSealedSecret, type SecretCipher } from '../config/secret-encryption';
 import { redactSecrets } from '../config/secret-redaction';
+import { privateKeysOf, sealSigningKeys, withOpenedSigningKeys } from './sealed-signing-keys';
 
 /**
  * The store the service and its workers use: the host's store, with signing
- * secrets sealed on the way in and opened on the way out, so every adapter
+ * secrets and the `v1a` private keys (`signingKeys[].privateKey`) sealed on
+ * the way in and opened on the way out (each on its first read), so every adapter
  * (memory, PostgreSQL, Redis, the host's own) holds only what the cipher
  * writes and none of them needs to know about keys. Everything else is passed
  * through unchanged.
@@ -32,6 +34,7 @@ export function sealSecretsAtRest(store: WebhookStore, cipher: SecretCipher): We
     upsertConfig: (input) => upsertSealed(store, cipher, input),
     setSigningSecret: (agencyId, secret, now, options) =>
       setSealed(store, cipher, { agencyId, secret, now, expected: options?.expectedSigningSecret }),
+    setSigningKeys: (agencyId, keys, now) => setKeysSealed(store, cipher, { agencyId, keys, now }),
     listConfigs: async (options: ListConfigsOptions) => (await store.listConfigs(options)).map(opened),
     disableConfig: async (agencyId, input) => {
       const raw = await store.disableConfig(agencyId, input);
@@ -91,15 +94,50 @@ async function upsertSealed(
   input: UpsertConfigInput,
 ): Promise<{ config: WebhookConfigRecord; created: boolean }> {
   const newSigningSecret = cipher.seal(input.agencyId, input.newSigningSecret);
-  const write = store.upsertConfig({ ...input, newSigningSecret });
-  const { config, created } = await withoutSecrets(write, [input.newSigningSecret, newSigningSecret]);
-  // The creator stored the secret it was given: no need to decrypt what was just encrypted.
-  if (created) return { config: { ...config, signingSecret: input.newSigningSecret }, created };
-  if (cipher.isCurrent(config.signingSecret)) return { config: withOpenedSecret(config, cipher), created };
+  const sealedKeys = input.signingKeys && sealSigningKeys(cipher, input.agencyId, input.signingKeys);
+  const write = store.upsertConfig({
+    ...input,
+    newSigningSecret,
+    ...(sealedKeys ? { signingKeys: sealedKeys } : {}),
+  });
+  const { config, created } = await withoutSecrets(write, [
+    input.newSigningSecret,
+    newSigningSecret,
+    ...privateKeysOf(input.signingKeys),
+    ...privateKeysOf(sealedKeys),
+  ]);
+  // The keys given were stored: no need to decrypt what was just encrypted.
+  const signingKeys =
+    input.signingKeys?.map((key) => ({ ...key })) ??
+    withOpenedSigningKeys(cipher, config.agencyId, config.signingKeys);
+  // The creator stored the secret it was given, likewise.
+  if (created) return { config: { ...config, signingSecret: input.newSigningSecret, signingKeys }, created };
+  if (cipher.isCurrent(config.signingSecret)) {
+    return { config: withOpenedSecret(config, cipher, signingKeys), created };
+  }
   // Opened eagerly: a secret that cannot be opened fails this write's answer as it fails every read.
   const secret = cipher.open(config.agencyId, config.signingSecret);
   const resealed = await resealSecret(store, cipher, config);
-  return { config: { ...(resealed ?? config), signingSecret: secret }, created };
+  return { config: { ...(resealed ?? config), signingSecret: secret, signingKeys }, created };
+}
+
+async function setKeysSealed(
+  store: WebhookStore,
+  cipher: SecretCipher,
+  call: { agencyId: string; keys: SigningKeyRecord[]; now: number },
+): Promise<WebhookConfigRecord | null> {
+  const { agencyId, keys, now } = call;
+  const sealedKeys = sealSigningKeys(cipher, agencyId, keys);
+  const write = store.setSigningKeys(agencyId, sealedKeys, now);
+  const updated = await withoutSecrets(write, [...privateKeysOf(keys), ...privateKeysOf(sealedKeys)]);
+  return (
+    updated &&
+    withOpenedSecret(
+      updated,
+      cipher,
+      keys.map((key) => ({ ...key })),
+    )
+  );
 }
 
 async function setSealed(
@@ -127,19 +165,31 @@ async function setSealed(
     call.expected,
     options?.expectedSigningSecret,
   ]);
-  return updated && { ...updated, signingSecret: secret };
+  return (
+    updated && {
+      ...updated,
+      signingSecret: secret,
+      signingKeys: withOpenedSigningKeys(cipher, agencyId, updated.signingKeys),
+    }
+  );
 }
 
 /**
- * The record with its secret opened on the first read of `signingSecret`.
+ * The record with its secret opened on the first read of `signingSecret`, and
+ * each signing key's private key on the first read of its `privateKey`.
  * Lazily, because `emit` reads a configuration only for `enabled` and the
  * subscriptions: with a key missing, deliveries are still stored (and sent
  * once the key is back) rather than the host's emit, and its transaction,
  * failing. Reading the secret throws the cipher's typed error.
  */
-function withOpenedSecret(raw: WebhookConfigRecord, cipher: SecretCipher): WebhookConfigRecord {
-  if (!isSealedSecret(raw.signingSecret)) return raw;
-  const { signingSecret: stored, ...fields } = raw;
+function withOpenedSecret(
+  raw: WebhookConfigRecord,
+  cipher: SecretCipher,
+  signingKeys = withOpenedSigningKeys(cipher, raw.agencyId, raw.signingKeys),
+): WebhookConfigRecord {
+  const withKeys = { ...raw, signingKeys };
+  if (!isSealedSecret(raw.signingSecret)) return withKeys;
+  const { signingSecret: stored, ...fields } = withKeys;
   let secret: string | undefined;
   return Object.defineProperty(fields, 'signingSecret', {
     enumerable: true,

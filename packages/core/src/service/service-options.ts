@@ -29,6 +29,17 @@ export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCat
    */
   secretEncryption?: SecretEncryptionOptions;
   /**
+   * How long the previous `v1a` (Ed25519) signing key keeps signing beside the new one after
+   * {@link WebhookService.rotateSigningKey}, in ms, when the call gives no `overlapMs`: receivers
+   * that cache the agency's JWKS have this long to fetch the new key. An integer from 0 (the old
+   * key stops at once) to 604_800_000 (7 days).
+   * @default 86_400_000 (1 day)
+   * @throws InvalidOptionError outside 0..604_800_000 or not an integer
+   * @example
+   * createWebhookService({ store, queue, signingKeyOverlapMs: 3_600_000 }) // one hour
+   */
+  signingKeyOverlapMs?: number;
+  /**
    * Event catalogue: which event types exist and their metadata schemas.
    * @default createEventCatalogue() — the eight built-in event types
    */

@@ -4,11 +4,14 @@ import {
   type PutConfigBody,
   putConfigBodySchema,
   type RotatedSecret,
+  type RotatedSigningKey,
+  type RotateSigningKeyBody,
+  type SigningJwks,
   type TestResult,
   type WebhookConfig,
   type WebhookConfigRecord,
 } from '../config/config';
-import { generateSigningSecret, maskSigningSecret } from '../config/secret';
+import { generateSigningSecret } from '../config/secret';
 import { createSecretCipher } from '../config/secret-encryption';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import type { AttemptList } from '../delivery/attempt-record';
@@ -50,6 +53,7 @@ import { createUrlPolicy } from '../transport/url-policy';
 import { parseWithSchema, positiveIntegerOption } from '../validation';
 import { listAttempts } from './attempt-history';
 import { cancelRecovery, getRecovery, listRecoveries, startRecovery } from './bulk-recovery';
+import { standardSecretShown, toConfigView } from './config-view';
 import { replayDelivery, requireDelivery } from './delivery-access';
 import { getEndpointHealth, upsertConfigResettingHealth } from './endpoint-health-access';
 import { attachEngine, type Engine } from './engine';
@@ -62,6 +66,12 @@ import {
   reencryptSecrets,
 } from './secret-reencryption';
 import type { WebhookServiceOptions } from './service-options';
+import {
+  getPublicKeys,
+  putSignatureFields,
+  resolveSigningKeyOverlap,
+  rotateSigningKey,
+} from './signing-key-access';
 import { createTestSendLimiter } from './test-send-limit';
 
 export type { WebhookServiceOptions } from './service-options';
@@ -93,12 +103,39 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
   /** The configuration with its secret masked. @throws ConfigNotFoundError */
   getConfig(agencyId: string): Promise<WebhookConfig>;
   /**
-   * Creates (secret returned in full, once) or updates (secret masked, unchanged) the configuration.
-   * @throws WebhookValidationError, UnknownEventTypeError, InvalidWebhookUrlError
+   * Creates (secret returned in full, once, with its `whsec_` form under a Standard Webhooks
+   * scheme) or updates (secret masked, unchanged) the configuration. `signatureScheme` and
+   * `asymmetricSignatures` are kept when omitted (`'service'` and `false` on create); turning
+   * asymmetric signatures on makes an Ed25519 key pair, turning them off drops every key.
+   * @throws WebhookValidationError (also `asymmetricSignatures` on under the `'service'` scheme;
+   *   nothing is stored), UnknownEventTypeError, InvalidWebhookUrlError
    */
   putConfig(agencyId: string, body: PutConfigBody): Promise<PutConfigResult>;
-  /** Replaces the signing secret; the old one stops signing at once. @throws ConfigNotFoundError */
+  /**
+   * Replaces the signing secret; the old one stops signing at once. The answer has the new
+   * secret in full, and its `whsec_` form under the `'standard'` and `'both'` schemes.
+   * @throws ConfigNotFoundError
+   */
   rotateSecret(agencyId: string): Promise<RotatedSecret>;
+  /**
+   * Replaces the active `v1a` (Ed25519) signing key with a new one. The previous key keeps
+   * signing beside it (its `v1a` after the new one's) for `overlapMs` (0 to 604_800_000;
+   * default: the service's `signingKeyOverlapMs`, one day), then is dropped; 0 drops it at once.
+   * Returns the public keys published now, active first.
+   * @throws WebhookValidationError (a bad `overlapMs`, or asymmetric signatures off), ConfigNotFoundError
+   * @example
+   * ```ts
+   * const { signingPublicKeys } = await webhooks.rotateSigningKey('agency-1', { overlapMs: 3_600_000 });
+   * ```
+   */
+  rotateSigningKey(agencyId: string, body?: RotateSigningKeyBody): Promise<RotatedSigningKey>;
+  /**
+   * The agency's public signing keys as a JWK Set (Ed25519, `kid` = `whkey_…`): every key that
+   * still signs, active first; `{ keys: [] }` when asymmetric signatures are off. Receivers
+   * verify `v1a` signatures with it; the router serves it without the management token.
+   * @throws ConfigNotFoundError
+   */
+  getPublicKeys(agencyId: string): Promise<SigningJwks>;
   /**
    * Sends one signed `webhook_test` event now, whether or not enabled, on a
    * connection closed after the answer; not logged. With `{ eventType }`, sends
@@ -194,6 +231,7 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     circuit,
     autoDisable: resolveAutoDisable(options.autoDisable, circuit),
     retention: resolveRetention(options.retention, options.store),
+    signingKeyOverlapMs: resolveSigningKeyOverlap(options.signingKeyOverlapMs),
     maxPayloadBytes: positiveIntegerOption(
       'maxPayloadBytes',
       options.maxPayloadBytes,
@@ -212,9 +250,11 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     queue: engine.queue,
     events: engine.events as TEvents,
     emit: (input, emitOptions) => emit(engine, input, emitOptions),
-    getConfig: async (agencyId) => toConfigView(await requireConfig(engine, agencyId), false),
+    getConfig: async (agencyId) => toConfigView(await requireConfig(engine, agencyId), false, engine.clock()),
     putConfig: (agencyId, body) => putConfig(engine, agencyId, body),
     rotateSecret: (agencyId) => rotateSecret(engine, agencyId),
+    rotateSigningKey: (agencyId, body) => rotateSigningKey(engine, agencyId, body),
+    getPublicKeys: (agencyId) => getPublicKeys(engine, agencyId),
     sendTest: (agencyId, body) => sendTest(engine, agencyId, body),
     listDeliveries: (agencyId, query) => listDeliveries(engine, agencyId, query),
     getDelivery: async (agencyId, id) => toDeliveryDetail(await requireDelivery(engine, agencyId, id)),
@@ -259,24 +299,32 @@ async function putConfig(engine: Engine, agencyId: string, body: PutConfigBody):
   const subscribedEventTypes = [...new Set(parsed.subscribedEventTypes)];
   engine.events.assertKnownTypes(subscribedEventTypes);
   const checked = await engine.urlPolicy.check(parsed.webhookUrl, { agencyId });
+  const now = engine.clock();
+  // Read only when the body sets a signature field: omitted ones keep what is stored as it is.
+  const signing =
+    parsed.signatureScheme === undefined && parsed.asymmetricSignatures === undefined
+      ? {}
+      : putSignatureFields(await engine.store.getConfig(agencyId), parsed, now);
   const { config, created } = await upsertConfigResettingHealth(engine, {
     agencyId,
     // The normalised URL, not the string as typed: what is shown is where deliveries go.
     webhookUrl: checked.url.href,
     enabled: parsed.enabled,
     subscribedEventTypes,
-    now: engine.clock(),
+    now,
     newId: newId(),
     newSigningSecret: generateSigningSecret(),
+    ...signing,
   });
-  return { ...toConfigView(config, created), created };
+  return { ...toConfigView(config, created, now), created };
 }
 
 async function rotateSecret(engine: Engine, agencyId: string): Promise<RotatedSecret> {
   const signingSecret = generateSigningSecret();
   const updated = await engine.store.setSigningSecret(agencyId, signingSecret, engine.clock());
   if (!updated) throw new ConfigNotFoundError(agencyId);
-  return { signingSecret };
+  const standardSigningSecret = standardSecretShown({ ...updated, signingSecret }, true);
+  return standardSigningSecret === undefined ? { signingSecret } : { signingSecret, standardSigningSecret };
 }
 
 async function sendTest(engine: Engine, agencyId: string, body?: SendTestBody): Promise<TestResult> {
@@ -289,10 +337,10 @@ async function sendTest(engine: Engine, agencyId: string, body?: SendTestBody): 
     chosen === null
       ? buildTestEnvelope(agencyId, newId(), engine.clock())
       : buildExampleEnvelope(chosen, { webhookId: webhookIdOf(`test_${newId()}`), now: engine.clock() });
-  const outcome = await engine.transport.send(
-    buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret),
-    { agencyId, oneShot: true },
-  );
+  const outcome = await engine.transport.send(buildSignedDelivery(config.webhookUrl, envelope, config), {
+    agencyId,
+    oneShot: true,
+  });
   return { success: outcome.ok, statusCode: outcome.statusCode ?? 0, message: describeTestOutcome(outcome) };
 }
 
@@ -337,14 +385,4 @@ async function requireConfig(engine: Engine, agencyId: string): Promise<WebhookC
   const config = await engine.store.getConfig(agencyId);
   if (!config) throw new ConfigNotFoundError(agencyId);
   return config;
-}
-
-function toConfigView(config: WebhookConfigRecord, revealSecret: boolean): WebhookConfig {
-  return {
-    id: config.id,
-    webhookUrl: config.webhookUrl,
-    signingSecret: revealSecret ? config.signingSecret : maskSigningSecret(config.signingSecret),
-    enabled: config.enabled,
-    subscribedEventTypes: [...config.subscribedEventTypes],
-  };
 }

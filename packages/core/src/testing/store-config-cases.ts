@@ -37,6 +37,8 @@ export function describeConfigCases(store: () => WebhookStore): void {
         updatedAt: BASE_TIME,
         disabledAt: null,
         disabledReason: null,
+        signatureScheme: 'service',
+        signingKeys: [],
       };
       expect(result).toEqual({ config: expected, created: true });
       expect(await store().getConfig('agency-a'), 'getConfig after create').toEqual(expected);
@@ -67,6 +69,8 @@ export function describeConfigCases(store: () => WebhookStore): void {
         updatedAt: BASE_TIME + 60_000,
         disabledAt: null,
         disabledReason: null,
+        signatureScheme: 'service',
+        signingKeys: [],
       };
       expect(result, 'an update keeps id, signingSecret and createdAt').toEqual({
         config: expected,

@@ -13,6 +13,7 @@ import { describeMaintenanceCases } from './store-maintenance-cases';
 import { describeRecoveryCases } from './store-recovery-cases';
 import { describeRecoveryPageCases } from './store-recovery-page-cases';
 import { describeSecretCases } from './store-secret-cases';
+import { describeSigningKeyCases } from './store-signing-key-cases';
 import { describeDeliveryUpdateCases } from './store-update-cases';
 import { describeDeliveryWriteCases } from './store-write-cases';
 
@@ -55,6 +56,7 @@ export function describeStoreConformance(
     describeConfigCases(store);
     describeConfigDisableCases(store);
     describeSecretCases(store);
+    describeSigningKeyCases(store);
     describeConfigListCases(store);
     describeDeliveryWriteCases(store);
     describeDeliveryListCases(store);

@@ -1,4 +1,5 @@
 import type { Claim } from '../adapters/queue';
+import type { WebhookConfigRecord } from '../config/config';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
 import type { DeliveryRecord } from '../delivery/delivery';
 import { buildEnvelope } from '../delivery/envelope';
@@ -6,6 +7,7 @@ import { abandonUpdate, applyAttemptOutcome } from '../delivery/state-machine';
 import { callHook } from '../observability/hooks';
 import type { Engine } from '../service/engine';
 import { buildSignedDelivery } from '../transport/signed-request';
+import { disableGoneReceiver, isReceiverGone } from './endpoint-disable';
 
 /**
  * Handles one claimed queue entry from start to finish: reconcile it with the
@@ -43,10 +45,9 @@ export async function runClaim(
   }
   const sentAt = engine.clock();
   const envelope = buildEnvelope(record, record.attempt + 1, sentAt);
-  const outcome = await engine.transport.send(
-    buildSignedDelivery(config.webhookUrl, envelope, config.signingSecret),
-    { agencyId: record.agencyId },
-  );
+  const outcome = await engine.transport.send(buildSignedDelivery(config.webhookUrl, envelope, config), {
+    agencyId: record.agencyId,
+  });
   const saved = await compareAndSet(
     engine,
     record,
@@ -65,9 +66,31 @@ export async function runClaim(
     }
     if (saved.status === 'success') callHook(engine.hooks.onDelivered, saved);
     if (saved.status === 'failed') callHook(engine.hooks.onFailed, saved);
+    if (isReceiverGone(config, outcome.statusCode)) await stopForGoneReceiver(engine, config, saved, sentAt);
   }
   await settle(engine, claim, saved);
   return outcome;
+}
+
+/**
+ * A `410 Gone` under a Standard Webhooks scheme: the attempt is recorded as
+ * failed like any other, and the configuration is disabled (`receiver_gone`),
+ * so this delivery's next attempt and every other pending one end without a
+ * request. Before the queue entry is settled, so no retry races the disable.
+ * A store error here is reported and does not keep the entry from settling.
+ */
+async function stopForGoneReceiver(
+  engine: Engine,
+  config: WebhookConfigRecord,
+  saved: DeliveryRecord,
+  sentAt: number,
+): Promise<void> {
+  try {
+    const deps = { store: engine.store, hooks: engine.hooks, circuit: engine.circuit !== null };
+    await disableGoneReceiver(deps, config, sentAt);
+  } catch (error) {
+    callHook(engine.hooks.onError, error, { stage: 'attempt', deliveryId: saved.id });
+  }
 }
 
 function compareAndSet(

@@ -9,6 +9,7 @@ import {
   shouldAutoDisable,
 } from '../delivery/endpoint-health';
 import { callHook, type WebhookHooks } from '../observability/hooks';
+import { disableEndpoint } from './endpoint-disable';
 
 /*
  * What the worker does once the circuit gate has saved an attempt's effect on an
@@ -66,27 +67,13 @@ export class EndpointHealthWatch {
     // configuration, so a run that is still old here was not cleared by one we read past.
     const current = await store.getCircuit(config.agencyId);
     if (!current || !autoDisable || !shouldAutoDisable(current, now, autoDisable.afterMs)) return false;
-    const disabled = await store.disableConfig(config.agencyId, {
+    return disableEndpoint(this.#options, {
+      config,
       reason: AUTO_DISABLED_FAILING,
       now,
-      expectedUpdatedAt: config.updatedAt,
+      before,
+      after: current,
     });
-    if (!disabled) return false;
-    const { hooks } = this.#options;
-    callHook(hooks.onEndpointDisabled, {
-      agencyId: disabled.agencyId,
-      reason: AUTO_DISABLED_FAILING,
-      webhookUrl: disabled.webhookUrl,
-      failingSince: current.unsuccessfulSince,
-      disabledAt: now,
-    });
-    callHook(hooks.onEndpointHealthChange, {
-      agencyId: disabled.agencyId,
-      previous: healthState(config, before),
-      current: 'disabled',
-      health: healthView(disabled, current),
-    });
-    return true;
   }
 
   #reportChange(config: WebhookConfigRecord, before: CircuitState, saved: CircuitRecord): void {
