@@ -6,6 +6,7 @@ import { bulkRecoveries } from './0005-bulk-recoveries';
 import { endpointHealth } from './0006-endpoint-health';
 import { retentionIndex } from './0007-retention-index';
 import { recoveryListIndex } from './0008-recovery-list-index';
+import { signatureSchemes } from './0009-signature-schemes';
 import type { Migration } from './migration';
 
 /**
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   endpointHealth,
   retentionIndex,
   recoveryListIndex,
+  signatureSchemes,
 ];
 
 /**

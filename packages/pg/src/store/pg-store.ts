@@ -16,6 +16,7 @@ import {
   type RecoveryRecord,
   type RecoveryUpdate,
   type SetSigningSecretOptions,
+  type SigningKeyRecord,
   type TransactionOptions,
   type UpsertConfigInput,
   type WebhookConfigRecord,
@@ -38,7 +39,7 @@ import { schemaContext } from '../schema-context';
 import { run, type Statement } from '../statement';
 import { type AttemptRow, attemptStatements, toAttemptRecord } from './attempt-table';
 import { type CircuitRow, circuitParams, circuitStatements, toCircuitRecord } from './circuit-table';
-import { type ConfigRow, configStatements, toConfigRecord } from './config-table';
+import { type ConfigRow, configStatements, signingKeysParam, toConfigRecord } from './config-table';
 import { deliveryStatements } from './delivery-statements';
 import { countStatements, listStatements } from './list-statements';
 import { type RecoveryPageRow, recoveryPageStatements, toRecoveryPageReplay } from './recovery-page';
@@ -163,7 +164,8 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
     },
 
     async upsertConfig(input: UpsertConfigInput) {
-      const rows = await writingSecret([input.newSigningSecret], () =>
+      const secrets = [input.newSigningSecret, ...privateKeys(input.signingKeys)];
+      const rows = await writingSecret(secrets, () =>
         query<ConfigRow & { created: boolean }>(configs.upsert, [
           input.newId,
           input.agencyId,
@@ -172,6 +174,8 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
           input.enabled,
           input.subscribedEventTypes,
           input.now,
+          input.signatureScheme ?? null,
+          signingKeysParam(input.signingKeys),
         ]),
       );
       const row = rows[0]!;
@@ -189,6 +193,17 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
         expected === undefined
           ? query<ConfigRow>(configs.setSecret, [agencyId, signingSecret, now])
           : query<ConfigRow>(configs.setSecretIf, [agencyId, signingSecret, now, expected]),
+      );
+      return oneConfig(rows);
+    },
+
+    async setSigningKeys(
+      agencyId: string,
+      signingKeys: SigningKeyRecord[],
+      now: number,
+    ): Promise<WebhookConfigRecord | null> {
+      const rows = await writingSecret(privateKeys(signingKeys), () =>
+        query<ConfigRow>(configs.setSigningKeys, [agencyId, signingKeysParam(signingKeys), now]),
       );
       return oneConfig(rows);
     },
@@ -369,6 +384,11 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   function readByEvent(target: Queryable, record: DeliveryRecord): Promise<DeliveryRow[]> {
     return run<DeliveryRow>(target, deliveries.selectByEvent, [record.agencyId, record.eventId], prepared);
   }
+}
+
+/** The private keys a key write carries, for redaction from what it throws. */
+function privateKeys(keys: readonly SigningKeyRecord[] | undefined): string[] {
+  return keys?.map((key) => key.privateKey) ?? [];
 }
 
 /**

@@ -39,7 +39,7 @@ export class ConfigCache {
     if (!this.isLive()) return undefined;
     const entry = this.#entries.get(agencyId);
     if (!entry || performance.now() - entry.at > MAX_AGE_MS) return undefined;
-    return entry.config && { ...entry.config, subscribedEventTypes: [...entry.config.subscribedEventTypes] };
+    return entry.config && copyConfig(entry.config);
   }
 
   /** Take before reading Redis; pass to {@link fill} with the answer. */
@@ -50,7 +50,7 @@ export class ConfigCache {
   fill(agencyId: string, config: WebhookConfigRecord | null, ticket: ConfigTicket): void {
     if (!this.isLive() || ticket.generation !== this.#generation) return;
     if (ticket.version !== (this.#versions.get(agencyId) ?? 0)) return;
-    const copy = config && { ...config, subscribedEventTypes: [...config.subscribedEventTypes] };
+    const copy = config && copyConfig(config);
     setNewest(this.#entries, agencyId, { config: copy, at: performance.now() }, CAPACITY);
   }
 
@@ -66,4 +66,13 @@ export class ConfigCache {
     this.#versions.clear();
     this.#generation += 1;
   }
+}
+
+/** A copy sharing nothing mutable with `config`, so a caller's edits never reach the cache. */
+function copyConfig(config: WebhookConfigRecord): WebhookConfigRecord {
+  return {
+    ...config,
+    subscribedEventTypes: [...config.subscribedEventTypes],
+    signingKeys: config.signingKeys.map((key) => ({ ...key })),
+  };
 }

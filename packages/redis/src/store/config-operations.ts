@@ -2,6 +2,7 @@ import type {
   DisableConfigInput,
   ListConfigsOptions,
   SetSigningSecretOptions,
+  SigningKeyRecord,
   UpsertConfigInput,
   WebhookConfigRecord,
   WebhookStore,
@@ -12,18 +13,25 @@ import { unexpectedReply } from '../errors';
 import { configKey, type RedisStoreKeyNames } from '../key-names';
 import type { RedisLink } from '../linked/redis-link';
 import { createConfigIndexCheck } from './config-index';
-import { configFields, decodeConfig } from './store-codec';
+import { configFields, decodeConfig, encodeSigningKeys, signatureFields } from './store-codec';
 import {
   deleteConfigScript,
   disableConfigScript,
   listConfigsScript,
   setSecretScript,
+  setSigningKeysScript,
   upsertConfigScript,
 } from './store-scripts';
 
 type ConfigOperations = Pick<
   WebhookStore,
-  'getConfig' | 'upsertConfig' | 'setSigningSecret' | 'listConfigs' | 'disableConfig' | 'deleteConfig'
+  | 'getConfig'
+  | 'upsertConfig'
+  | 'setSigningSecret'
+  | 'setSigningKeys'
+  | 'listConfigs'
+  | 'disableConfig'
+  | 'deleteConfig'
 >;
 
 /**
@@ -58,8 +66,9 @@ export function createConfigOperations(
 
     async upsertConfig(input: UpsertConfigInput): Promise<{ config: WebhookConfigRecord; created: boolean }> {
       const [url, enabled, subscriptions] = configFields(input);
+      const [scheme, signingKeys] = signatureFields(input);
       const reply = await writingSecret(
-        [input.newSigningSecret],
+        [input.newSigningSecret, ...privateKeys(input.signingKeys)],
         upsertConfigScript.run(
           client,
           [keyOf(input.agencyId), keys.configs],
@@ -72,6 +81,8 @@ export function createConfigOperations(
             input.now,
             input.newSigningSecret,
             keys.configChannel,
+            scheme,
+            signingKeys,
           ],
         ),
       );
@@ -105,6 +116,24 @@ export function createConfigOperations(
       );
       written(agencyId);
       if (!Array.isArray(reply)) throw unexpectedReply('setSigningSecret', reply);
+      return reply.length === 0 ? null : decodeConfig(reply);
+    },
+
+    async setSigningKeys(
+      agencyId: string,
+      signingKeys: SigningKeyRecord[],
+      now: number,
+    ): Promise<WebhookConfigRecord | null> {
+      const reply = await writingSecret(
+        privateKeys(signingKeys),
+        setSigningKeysScript.run(
+          client,
+          [keyOf(agencyId)],
+          [encodeSigningKeys(signingKeys), now, keys.configChannel, agencyId],
+        ),
+      );
+      written(agencyId);
+      if (!Array.isArray(reply)) throw unexpectedReply('setSigningKeys', reply);
       return reply.length === 0 ? null : decodeConfig(reply);
     },
 
@@ -144,11 +173,16 @@ async function readConfig(client: RedisClient, key: string): Promise<WebhookConf
   return Object.keys(pairs).length === 0 ? null : decodeConfig(Object.entries(pairs).flat());
 }
 
+/** The private keys a key write carries, for redaction from what it throws. */
+function privateKeys(keys: readonly SigningKeyRecord[] | undefined): string[] {
+  return keys?.map((key) => key.privateKey) ?? [];
+}
+
 /**
- * Awaits a script that carries a signing secret. ioredis puts a failed
- * command's arguments on the error (`command.args`; for a transaction or a
- * cluster also on `previousErrors` and `lastNodeError`), and a structured
- * logger serialises them: what reaches the caller has the secret redacted,
+ * Awaits a script that carries a signing secret or private signing keys.
+ * ioredis puts a failed command's arguments on the error (`command.args`; for
+ * a transaction or a cluster also on `previousErrors` and `lastNodeError`), and
+ * a structured logger serialises them: what reaches the caller has the secret redacted,
  * and is otherwise the error ioredis made (class, message, cause chain).
  */
 async function writingSecret<T>(secrets: ReadonlyArray<string | undefined>, write: Promise<T>): Promise<T> {

@@ -5,6 +5,8 @@ import type {
   CircuitStatus,
   DeliveryRecord,
   DeliveryUpdate,
+  SignatureScheme,
+  SigningKeyRecord,
   WebhookConfigRecord,
 } from '@svc/webhooks-core';
 import { unexpectedReply } from '../errors';
@@ -16,6 +18,30 @@ export function configFields(config: {
   subscribedEventTypes: readonly string[];
 }): [webhookUrl: string, enabled: string, subscribedEventTypes: string] {
   return [config.webhookUrl, config.enabled ? '1' : '0', JSON.stringify(config.subscribedEventTypes)];
+}
+
+/**
+ * The upsert script's `signatureScheme` and `signingKeys` arguments; '' for a field
+ * not given (the script keeps the stored value, or writes the default on create).
+ */
+export function signatureFields(config: {
+  signatureScheme?: SignatureScheme | undefined;
+  signingKeys?: readonly SigningKeyRecord[] | undefined;
+}): [signatureScheme: string, signingKeys: string] {
+  return [config.signatureScheme ?? '', config.signingKeys ? encodeSigningKeys(config.signingKeys) : ''];
+}
+
+/** The `signingKeys` hash field: the keys' own fields as JSON (a caller's extra properties are never stored). */
+export function encodeSigningKeys(keys: readonly SigningKeyRecord[]): string {
+  return JSON.stringify(
+    keys.map(({ kid, privateKey, publicKey, createdAt, expiresAt }) => ({
+      kid,
+      privateKey,
+      publicKey,
+      createdAt,
+      expiresAt,
+    })),
+  );
 }
 
 /** Rebuilds a configuration from its HGETALL reply (flat field/value pairs). */
@@ -43,6 +69,9 @@ export function decodeConfig(pairs: readonly unknown[]): WebhookConfigRecord {
     updatedAt: Number(read('updatedAt')),
     disabledAt: disabledAt === null ? null : Number(disabledAt),
     disabledReason: optional('disabledReason'),
+    // Configurations written before Standard Webhooks existed carry neither field: they sent the spec's signature.
+    signatureScheme: (optional('signatureScheme') ?? 'service') as SignatureScheme,
+    signingKeys: JSON.parse(optional('signingKeys') ?? '[]') as SigningKeyRecord[],
   };
 }
 

@@ -99,9 +99,10 @@ end
 
 /**
  * KEYS: cfg, configs. ARGV: id, agencyId, webhookUrl, enabled (1|0), subscribedEventTypes (JSON), now,
- * signingSecret, configChannel. Announces the change (the agency id) to linked stores' configuration
- * caches. Indexes the agency on every write, so an update also indexes a configuration written before
- * the index existed. Returns { created (1|0), HGETALL… }.
+ * signingSecret, configChannel, signatureScheme, signingKeys (JSON); each of the last two '' when not
+ * given: an update keeps the stored field, a create writes 'service' and '[]'. Announces the change (the
+ * agency id) to linked stores' configuration caches. Indexes the agency on every write, so an update
+ * also indexes a configuration written before the index existed. Returns { created (1|0), HGETALL… }.
  */
 export const upsertConfigScript = new LuaScript(
   'upsertConfig',
@@ -110,10 +111,13 @@ local created = 0
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HSET', KEYS[1], 'webhookUrl', ARGV[3], 'enabled', ARGV[4], 'subscribedEventTypes', ARGV[5], 'updatedAt', ARGV[6])
   redis.call('HDEL', KEYS[1], 'disabledAt', 'disabledReason')
+  if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'signatureScheme', ARGV[9]) end
+  if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'signingKeys', ARGV[10]) end
 else
   created = 1
   redis.call('HSET', KEYS[1], 'id', ARGV[1], 'agencyId', ARGV[2], 'webhookUrl', ARGV[3], 'enabled', ARGV[4],
-    'subscribedEventTypes', ARGV[5], 'signingSecret', ARGV[7], 'createdAt', ARGV[6], 'updatedAt', ARGV[6])
+    'subscribedEventTypes', ARGV[5], 'signingSecret', ARGV[7], 'createdAt', ARGV[6], 'updatedAt', ARGV[6],
+    'signatureScheme', ARGV[9] ~= '' and ARGV[9] or 'service', 'signingKeys', ARGV[10] ~= '' and ARGV[10] or '[]')
 end
 redis.call('ZADD', KEYS[2], 0, ARGV[2])
 redis.call('PUBLISH', ARGV[8], ARGV[2])
@@ -134,6 +138,21 @@ export const setSecretScript = new LuaScript(
 if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
 if ARGV[5] == '1' and redis.call('HGET', KEYS[1], 'signingSecret') ~= ARGV[6] then return {} end
 redis.call('HSET', KEYS[1], 'signingSecret', ARGV[1], 'updatedAt', ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return redis.call('HGETALL', KEYS[1])
+`,
+);
+
+/**
+ * KEYS: cfg. ARGV: signingKeys (JSON), now, configChannel, agencyId. Replaces the key list and
+ * `updatedAt`, nothing else (a disabled configuration stays disabled), and returns HGETALL; empty, having
+ * written nothing, when there is no configuration (a bare HSET would create a hash without the others).
+ */
+export const setSigningKeysScript = new LuaScript(
+  'setSigningKeys',
+  `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+redis.call('HSET', KEYS[1], 'signingKeys', ARGV[1], 'updatedAt', ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return redis.call('HGETALL', KEYS[1])
 `,
