@@ -50,6 +50,24 @@ describe('the example host', () => {
     expect((await call('PUT', '/v1/agency/webhooks/config', 'tok_o', body)).status).toBe(201);
   });
 
+  it('serves an agency’s public signing keys to receivers, without a token', async () => {
+    expect((await call('GET', '/v1/agency/webhooks/public-keys/agency-1')).status).toBe(404);
+    const body = {
+      webhookUrl: 'https://hooks.example.test/in',
+      enabled: true,
+      subscribedEventTypes: ['job_completed'],
+      signatureScheme: 'standard',
+      asymmetricSignatures: true,
+    };
+    const created = await call('PUT', '/v1/agency/webhooks/config', 'tok_o', body);
+    const { signingPublicKeys } = (await created.json()) as { signingPublicKeys: { kid: string }[] };
+    const res = await call('GET', '/v1/agency/webhooks/public-keys/agency-1');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    const { keys } = (await res.json()) as { keys: { kid: string }[] };
+    expect(keys.map((key) => key.kid)).toEqual(signingPublicKeys.map((key) => key.kid));
+  });
+
   it('serves the OpenAPI document', async () => {
     const res = await call('GET', '/openapi.json');
     expect(res.status).toBe(200);

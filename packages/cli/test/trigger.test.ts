@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { startTestReceiver, type TestReceiver } from '@svc/test-support';
 import { buildExampleEnvelope, builtInEvents } from '@svc/webhooks-core';
 import { buildEventEnvelopeSchema } from '@svc/webhooks-core/schemas';
-import { verifyWebhook } from '@svc/webhooks-verify';
+import { toStandardSecret, verifyStandardWebhook, verifyWebhook } from '@svc/webhooks-verify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBin, SECRET, tempFile } from './run-cli';
 
@@ -58,6 +58,66 @@ describe('svc-webhooks trigger', () => {
     });
     // Signed when sent, like the service: t is the envelope's deliveredAt.
     expect(request.headers['x-service-signature']).toMatch(new RegExp(`^t=${envelope.deliveredAt},v1=`));
+  });
+
+  it('sends no Standard Webhooks header under the default service scheme', async () => {
+    await trigger('job_created');
+    const headers = Object.keys(lastDelivery().request.headers);
+    expect(headers.filter((name) => name.startsWith('webhook-'))).toEqual([]);
+  });
+
+  it('--scheme standard sends the Standard Webhooks headers the service sends, and no X-Service-Signature', async () => {
+    const run = await trigger('job_created', '--scheme', 'standard', '--set', 'deliveredAt=1767225600999');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^→ POST \S+ job_created whdel_cli_\S+ \(standard\)\n/);
+    const request = receiver.requests.at(-1);
+    if (!request) throw new Error('the receiver got nothing');
+    const envelope = verifyStandardWebhook(request.rawBody, request.headers, SECRET, {
+      now: 1_767_225_600_000,
+    });
+    expect(request.headers).toMatchObject({
+      // webhook-id is the envelope's webhookId, the timestamp the whole seconds of deliveredAt.
+      'webhook-id': envelope.webhookId,
+      'webhook-timestamp': '1767225600',
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
+      'x-service-webhook-id': envelope.webhookId,
+      'x-service-event-type': 'job_created',
+    });
+    expect(request.headers['x-service-signature']).toBeUndefined();
+  });
+
+  it('--scheme standard signs alike with the whsec_ form of the secret', async () => {
+    const run = await runBin([
+      'trigger',
+      'job_created',
+      '--url',
+      receiver.url,
+      '--ca',
+      ca,
+      '--scheme',
+      'standard',
+      '--secret',
+      toStandardSecret(SECRET),
+    ]);
+    expect(run.code).toBe(0);
+    const request = receiver.requests.at(-1);
+    expect(() => verifyStandardWebhook(request?.rawBody ?? '', request?.headers ?? {}, SECRET)).not.toThrow();
+  });
+
+  it('--scheme both sends both families from one signing time', async () => {
+    const run = await trigger('quote_approved', '--scheme', 'both', '--json');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, scheme: 'both' });
+    const { request, envelope } = lastDelivery();
+    expect(verifyStandardWebhook(request.rawBody, request.headers, SECRET)).toEqual(envelope);
+    expect(request.headers['webhook-timestamp']).toBe(String(Math.floor(envelope.deliveredAt / 1000)));
+    expect(request.headers['webhook-id']).toBe(envelope.webhookId);
+  });
+
+  it('refuses an unknown --scheme with exit 2, and sends nothing', async () => {
+    const run = await trigger('job_created', '--scheme', 'svix');
+    expect(run.code).toBe(2);
+    expect(receiver.requests).toHaveLength(0);
   });
 
   it('gives each trigger its own webhookId, so a receiver does not drop the second as a duplicate', async () => {

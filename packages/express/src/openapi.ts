@@ -13,7 +13,7 @@ import {
   type JsonSchema,
   mergeComponents,
 } from './json-schema-components';
-import { type ApiRoute, apiRoutes, COMMON_ERROR_CODES } from './routes';
+import { type ApiRoute, apiRoutes, commonErrorCodes, type RouteResponse } from './routes';
 
 /** An OpenAPI 3.1 document (the parts this package writes). */
 export interface OpenApiDocument {
@@ -59,6 +59,7 @@ export const WEBHOOK_API_BASE_PATH = '/v1/agency/webhooks';
 const ERROR_SCHEMA_ID = 'WebhookApiErrorBody';
 const SECURITY_SCHEME = 'agentToken';
 const SIGNATURE_SCHEME = 'webhookSignature';
+const STANDARD_SIGNATURE_SCHEME = 'standardWebhookSignature';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -138,6 +139,13 @@ export function buildOpenApiDocument(options: OpenApiDocumentOptions = {}): Open
           description:
             '`t=<epoch ms>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the agency’s signing secret. Verify it on the raw body (`verifyWebhook` of `@svc/webhooks-verify`) and answer 401 when it does not match.',
         },
+        [STANDARD_SIGNATURE_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'webhook-signature',
+          description:
+            'Standard Webhooks, under the `standard` and `both` schemes: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` (keyed with the UTF-8 bytes of the signing secret, `standardSigningSecret` in `whsec_` form) and, with asymmetric signatures, `v1a,<base64 Ed25519>` entries (keys at `GET /public-keys/{agencyId}`). `webhook-timestamp` is in seconds. Verify with `verifyWebhook(rawBody, headers, secret)` of `@svc/webhooks-verify` or any Standard Webhooks library.',
+        },
       },
       schemas,
       responses: {
@@ -178,15 +186,18 @@ function describeOperation(route: ApiRoute, use: (converted: ConvertedSchema) =>
   for (const response of route.responses) {
     responses[String(response.status)] = {
       description: response.description,
+      ...responseHeaders(response),
       content: { 'application/json': { schema: use(convertSchema(response.schema, 'output')) } },
     };
   }
-  for (const [status, codes] of errorCodesByStatus([...route.errors, ...COMMON_ERROR_CODES])) {
+  for (const [status, codes] of errorCodesByStatus([...route.errors, ...commonErrorCodes(route)])) {
     responses[String(status)] = errorResponse(status, codes);
   }
   return {
     operationId: route.operationId,
-    tags: [route.path.startsWith('/config') ? 'Configuration' : 'Deliveries'],
+    tags: [operationTag(route)],
+    // An empty list overrides the document's `security`: the operation needs no token.
+    ...(route.access === 'public' ? { security: [] } : {}),
     summary: route.summary,
     description: route.description,
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -200,6 +211,22 @@ function describeOperation(route: ApiRoute, use: (converted: ConvertedSchema) =>
       : {}),
     responses,
   };
+}
+
+function operationTag(route: ApiRoute): string {
+  return route.path.startsWith('/config') || route.path.startsWith('/public-keys')
+    ? 'Configuration'
+    : 'Deliveries';
+}
+
+/** The fixed headers of a response, each as a `const` string. */
+function responseHeaders(response: RouteResponse): { headers?: Record<string, JsonSchema> } {
+  if (response.headers === undefined) return {};
+  const headers: Record<string, JsonSchema> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    headers[name] = { description: `Always \`${value}\`.`, schema: { type: 'string', const: value } };
+  }
+  return { headers };
 }
 
 /**
@@ -216,7 +243,8 @@ function describeWebhook(definition: EventDefinition, schemas: Record<string, Js
     tags: ['Events'],
     summary: `\`${definition.type}\``,
     description: definition.description ?? `A \`${definition.type}\` event.`,
-    security: [{ [SIGNATURE_SCHEME]: [] }],
+    // Either family, by the agency's `signatureScheme` (`both` sends the two).
+    security: [{ [SIGNATURE_SCHEME]: [] }, { [STANDARD_SIGNATURE_SCHEME]: [] }],
     parameters: [
       {
         name: 'X-Service-Webhook-Id',
@@ -241,6 +269,10 @@ function describeWebhook(definition: EventDefinition, schemas: Record<string, Js
       '2XX': { description: 'Delivered: the delivery becomes `success`. Answer quickly, work afterwards.' },
       '401': {
         description: 'The signature did not verify (or is missing). A failed attempt, like any non-2xx.',
+      },
+      '410': {
+        description:
+          'Under the `standard` and `both` schemes, the receiver is gone for good: the attempt fails and the configuration is disabled (`disabledReason: receiver_gone`) until a PUT enables it again. Under `service`, a failed attempt like any non-2xx.',
       },
       default: {
         description:
@@ -355,10 +387,10 @@ function documentDescription(): string {
   return [
     'Manage an agency’s webhook configuration and its delivery log.',
     '',
-    'Every endpoint needs an agent token in the `authorization` header (raw or `Bearer <token>`); the agent’s agency must be active and its role `owner` or `admin`. Everything is scoped to that agency.',
+    'Every endpoint needs an agent token in the `authorization` header (raw or `Bearer <token>`); the agent’s agency must be active and its role `owner` or `admin`. Everything is scoped to that agency. The one exception is `GET /public-keys/{agencyId}`: the agency’s public signing keys, served to anyone without a token.',
     '',
     'Every error is `{ "error": { "code", "message", "details"? } }`. An unknown path under the base path answers 404 `not_found`; a known path with another method answers 405 `method_not_allowed` with an `Allow` header.',
     '',
-    'The `webhooks` describe what the service sends to the agency’s webhook URL: one signed JSON envelope per event, with `X-Service-Signature`, `X-Service-Webhook-Id` and `X-Service-Event-Type` headers.',
+    'The `webhooks` describe what the service sends to the agency’s webhook URL: one signed JSON envelope per event, with `X-Service-Signature`, `X-Service-Webhook-Id` and `X-Service-Event-Type` headers (the `service` signature scheme, the default). Under the `standard` scheme the signature headers are Standard Webhooks’ `webhook-id`, `webhook-timestamp` (seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, then `v1a,<base64 Ed25519>` entries when asymmetric signatures are on) instead of `X-Service-Signature`; under `both`, all of them.',
   ].join('\n');
 }

@@ -37,6 +37,14 @@ export interface WebhooksPortalOptions {
    * @default none
    */
   stylesheet?: string;
+  /**
+   * The signed-in agent's agency id, read from the request the way the host's `authenticate` reads it.
+   * The page passes it to the element (`agency-id`), which shows receivers the full address of the
+   * agency's public keys (`GET /public-keys/:agencyId`, for `v1a` signatures). Without it, the address
+   * is shown with a placeholder where the id goes. Answering `undefined` does the same for one request.
+   * @default none
+   */
+  agencyId?: (req: Request) => string | undefined | Promise<string | undefined>;
 }
 
 /** Served with every page: scripts from this host only, nothing framed elsewhere, no referrer. */
@@ -65,6 +73,10 @@ export function createWebhooksPortal(options: WebhooksPortalOptions = {}): Route
   if (options.tokenFromFragment !== undefined && typeof options.tokenFromFragment !== 'boolean') {
     refuse('tokenFromFragment', 'tokenFromFragment must be a boolean.');
   }
+  const readAgencyId = options.agencyId;
+  if (readAgencyId !== undefined && typeof readAgencyId !== 'function') {
+    refuse('agencyId', 'agencyId must be a function of the request.');
+  }
   const script = readScript();
   const scriptTag = `"${createHash('sha256').update(script).digest('base64url').slice(0, 27)}"`;
   const policy = contentSecurityPolicy(apiBase, stylesheet);
@@ -82,8 +94,14 @@ export function createWebhooksPortal(options: WebhooksPortalOptions = {}): Route
     }
     res.send(script);
   });
-  router.get('/', (req: Request, res: Response) => {
+  router.get('/', async (req: Request, res: Response) => {
     const base = req.baseUrl;
+    const agencyId = readAgencyId === undefined ? undefined : await readAgencyId(req);
+    if (agencyId !== undefined && (typeof agencyId !== 'string' || agencyId === '')) {
+      throw new TypeError(
+        `${PACKAGE_NAME}: createWebhooksPortal: agencyId must answer a non-empty string or undefined.`,
+      );
+    }
     res.set({
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
@@ -98,6 +116,7 @@ export function createWebhooksPortal(options: WebhooksPortalOptions = {}): Route
         stylesheet,
         scriptUrl: `${base}/portal.js`,
         tokenFromFragment: options.tokenFromFragment === true,
+        agencyId,
       }),
     );
   });
@@ -110,9 +129,11 @@ function page(parts: {
   stylesheet: string | undefined;
   scriptUrl: string;
   tokenFromFragment: boolean;
+  agencyId: string | undefined;
 }): string {
   const link =
     parts.stylesheet === undefined ? '' : `\n<link rel="stylesheet" href="${escapeHtml(parts.stylesheet)}">`;
+  const agencyAttribute = parts.agencyId === undefined ? '' : ` agency-id="${escapeHtml(parts.agencyId)}"`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -126,7 +147,7 @@ function page(parts: {
 <body>
 <main>
 <h1>${escapeHtml(parts.title)}</h1>
-<svc-webhooks-portal api-base="${escapeHtml(parts.apiBase)}"${parts.tokenFromFragment ? ' token-from-fragment' : ''}></svc-webhooks-portal>
+<svc-webhooks-portal api-base="${escapeHtml(parts.apiBase)}"${agencyAttribute}${parts.tokenFromFragment ? ' token-from-fragment' : ''}></svc-webhooks-portal>
 </main>
 </body>
 </html>

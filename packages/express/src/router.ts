@@ -45,12 +45,23 @@ export interface WebhooksRouterOptions {
    * ```
    */
   onError?: (error: unknown, req: Request) => void;
+  /**
+   * Serve `GET /public-keys/:agencyId`, the JWK Set receivers verify Ed25519 (`v1a`) signatures
+   * with. It is the one endpoint served without a token (public keys are not secrets), to anyone
+   * who knows an agency id, and it tells whether that agency has a configuration (404 otherwise).
+   * Set `false` to leave it out (it then answers 404 `not_found`, like any unknown path) and
+   * publish the keys another way, such as from `webhooks.getPublicKeys(agencyId)` behind the
+   * host's own access rules.
+   * @default true
+   */
+  publicKeys?: boolean;
 }
 
 /**
  * Creates the Express 5 router of the management API: the seven endpoints of
  * the spec and the operations endpoints beside them (a delivery's attempts),
- * with authentication, role rules, JSON bodies and JSON errors.
+ * with authentication, role rules, JSON bodies and JSON errors. Every endpoint
+ * needs an agent token but one: `GET /public-keys/:agencyId` (see `publicKeys`).
  *
  * Mount it at `/v1/agency/webhooks`. It owns everything under that path: it
  * parses its own JSON bodies (add no `express.json()` in front of it), answers an
@@ -58,7 +69,8 @@ export interface WebhooksRouterOptions {
  * and never passes a request on to the host's later handlers.
  *
  * @throws {InvalidOptionError} when `service` or `authenticate` is missing or of the
- *   wrong kind, `bodyLimit` is not a positive size, or `onError` is not a function
+ *   wrong kind, `bodyLimit` is not a positive size, `onError` or `readToken` is not a
+ *   function, or `publicKeys` is not a boolean
  * @example
  * ```ts
  * const app = express();
@@ -71,12 +83,14 @@ export function createWebhooksRouter(options: WebhooksRouterOptions): Router {
   const authenticate = createAuthMiddleware(options.authenticate, options.readToken);
   const jsonBody = createJsonBodyMiddleware(options.bodyLimit ?? '100kb');
   router.use(noStore);
-  for (const [path, routes] of routesByPath(apiRoutes)) {
+  for (const [path, routes] of routesByPath(mountedRoutes(options))) {
     const route = router.route(path);
     for (const definition of routes) {
+      // Authentication is per route, never router-wide: a public route has no token to check.
+      const access = definition.access === 'public' ? [] : [authenticate];
       const body =
         definition.body === undefined ? [] : definition.bodyOptional ? [whenBodySent(jsonBody)] : jsonBody;
-      route[definition.method](authenticate, ...body, serve(definition, options.service));
+      route[definition.method](...access, ...body, serve(definition, options.service));
     }
     route.all(methodNotAllowed(routes));
   }
@@ -94,7 +108,16 @@ const SERVICE_METHODS = [
   'listDeliveries',
   'getDelivery',
   'replay',
+  'rotateSigningKey',
+  'getPublicKeys',
 ] as const satisfies readonly (keyof WebhookService)[];
+
+/** The routes this router mounts: every one, less those an option turns off. */
+function mountedRoutes(options: WebhooksRouterOptions): ApiRoute[] {
+  return apiRoutes.filter(
+    (route) => route.optionalUnder === undefined || options[route.optionalUnder] !== false,
+  );
+}
 
 /** `'100kb'`, `'1.5mb'`, `'512'`: sizes body-parser reads as written (bytes when no unit). */
 const SIZE = /^(\d+ *b?|\d+(\.\d+)? *(kb|mb|gb|tb|pb))$/i;
@@ -105,7 +128,7 @@ const SIZE = /^(\d+ *b?|\d+(\.\d+)? *(kb|mb|gb|tb|pb))$/i;
  * or refusing every body (a `bodyLimit` of 0 or below).
  */
 function checkOptions(options: WebhooksRouterOptions): void {
-  const { service, authenticate, readToken, bodyLimit, onError } = (options ??
+  const { service, authenticate, readToken, bodyLimit, onError, publicKeys } = (options ??
     {}) as Partial<WebhooksRouterOptions>;
   const missing = SERVICE_METHODS.find((method) => typeof service?.[method] !== 'function');
   if (typeof service !== 'object' || service === null || missing !== undefined) {
@@ -130,6 +153,9 @@ function checkOptions(options: WebhooksRouterOptions): void {
   }
   if (onError !== undefined && typeof onError !== 'function') {
     refuse('onError', `onError must be a function (error, req) => void; got ${describe(onError)}.`);
+  }
+  if (publicKeys !== undefined && typeof publicKeys !== 'boolean') {
+    refuse('publicKeys', `publicKeys must be true or false; got ${describe(publicKeys)}.`);
   }
 }
 
@@ -163,9 +189,19 @@ function parameterCount(path: string): number {
 
 function serve(definition: ApiRoute, service: WebhookService): RequestHandler {
   return async (req: Request, res: Response) => {
-    const { status, body } = await definition.handle(service, agentOf(res).agencyId, req);
+    const { status, body } = await definition.handle(service, agencyOf(definition, req, res), req);
+    const headers = definition.responses.find((response) => response.status === status)?.headers;
+    if (headers !== undefined) res.set(headers);
     res.status(status).json(body);
   };
+}
+
+/**
+ * The agency a request is served for: the authenticated agent's, or, on a public route,
+ * the one its path names (Express has decoded and matched `:agencyId`, so it is never empty).
+ */
+function agencyOf(definition: ApiRoute, req: Request, res: Response): string {
+  return definition.access === 'public' ? String(req.params.agencyId) : agentOf(res).agencyId;
 }
 
 /**
@@ -197,7 +233,10 @@ function whenBodySent(handlers: readonly RequestHandler[]): RequestHandler {
   };
 }
 
-/** Answers contain signing secrets and per-tenant data: no shared or browser cache may keep them. */
+/**
+ * Answers contain signing secrets and per-tenant data: no shared or browser cache may keep them.
+ * A route's documented response headers may replace it (the public keys are cacheable).
+ */
 const noStore: RequestHandler = (_req: Request, res: Response, next: NextFunction) => {
   res.set('Cache-Control', 'no-store');
   next();

@@ -1,6 +1,7 @@
 import type {
   PutConfigBody,
   RecoverDeliveriesBody,
+  RotateSigningKeyBody,
   SendTestBody,
   WebhookConfig,
   WebhookService,
@@ -22,7 +23,10 @@ import {
   recoveryStartedSchema,
   replayResultSchema,
   rotatedSecretSchema,
+  rotatedSigningKeySchema,
+  rotateSigningKeyBodySchema,
   sendTestBodySchema,
+  signingJwksSchema,
   testResultSchema,
   webhookConfigSchema,
 } from '@svc/webhooks-core/schemas';
@@ -48,7 +52,19 @@ export interface RouteResponse {
   status: number;
   description: string;
   schema: JsonSchemaSource;
+  /**
+   * Headers this answer always carries, by name: the router sets them and the document lists them.
+   * A `Cache-Control` here replaces the router's `no-store`.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
+
+/**
+ * Who may call a route. `'agent'`: an agent token of an owner or admin, and the route serves that
+ * agent's agency. `'public'`: no token at all, and the route serves the agency named by the
+ * `:agencyId` path parameter; only for answers meant for anyone (the public signing keys).
+ */
+export type RouteAccess = 'agent' | 'public';
 
 /**
  * One endpoint of the management API. The router mounts exactly these and the
@@ -59,6 +75,13 @@ export interface ApiRoute {
   /** Express path under the mount point, such as `/deliveries/:id`. */
   path: string;
   operationId: string;
+  /**
+   * Who may call it; see {@link RouteAccess}.
+   * @default 'agent'
+   */
+  access?: RouteAccess;
+  /** The router option that leaves this route out when set to `false`. */
+  optionalUnder?: 'publicKeys';
   summary: string;
   description: string;
   /** JSON request body; the router requires `application/json` and parses it. */
@@ -73,9 +96,12 @@ export interface ApiRoute {
   /** Descriptions of parameters for the document, by name (the schemas describe values, not their use). */
   parameterDescriptions?: Readonly<Record<string, string>>;
   responses: readonly RouteResponse[];
-  /** Error codes this route can answer besides the ones every route can (401, 403, 500). */
+  /** Error codes this route can answer besides the ones every route of its access can ({@link commonErrorCodes}). */
   errors: readonly WebhookApiErrorCode[];
-  /** Serves the request for the authenticated agency; the service validates the input. */
+  /**
+   * Serves the request for its agency (the authenticated agent's, or the path's for a public
+   * route); the service validates the input.
+   */
   handle(service: WebhookService, agencyId: string, req: Request): Promise<RouteAnswer>;
 }
 
@@ -88,6 +114,17 @@ export const COMMON_ERROR_CODES: readonly WebhookApiErrorCode[] = [
   'internal_error',
 ];
 
+/**
+ * Error codes a public route can answer whatever it does: a path parameter that is not valid
+ * percent-encoding, and the generic 500. No token is read, so none of the authentication codes.
+ */
+export const PUBLIC_ERROR_CODES: readonly WebhookApiErrorCode[] = ['invalid_request', 'internal_error'];
+
+/** The error codes every route of this access can answer. */
+export function commonErrorCodes(route: Pick<ApiRoute, 'access'>): readonly WebhookApiErrorCode[] {
+  return route.access === 'public' ? PUBLIC_ERROR_CODES : COMMON_ERROR_CODES;
+}
+
 /** Error codes of reading a JSON body, added to every route that takes one. */
 export const BODY_ERROR_CODES: readonly WebhookApiErrorCode[] = [
   'invalid_json',
@@ -97,17 +134,25 @@ export const BODY_ERROR_CODES: readonly WebhookApiErrorCode[] = [
 ];
 
 /**
- * The configuration object exactly as the spec lists it. The service's result
- * carries more (`created`); picking the fields keeps anything else out of answers.
+ * The configuration object: the spec's five fields, then the signature fields.
+ * The service's result carries more (`created`); picking the fields keeps
+ * anything else out of answers. `standardSigningSecret` is there only when the
+ * service shows it (the full secret under a Standard Webhooks scheme).
  */
 export function toConfigBody(config: WebhookConfig): WebhookConfig {
-  return {
+  const body: WebhookConfig = {
     id: config.id,
     webhookUrl: config.webhookUrl,
     signingSecret: config.signingSecret,
     enabled: config.enabled,
     subscribedEventTypes: config.subscribedEventTypes,
+    signatureScheme: config.signatureScheme,
+    asymmetricSignatures: config.asymmetricSignatures,
+    signingPublicKeys: config.signingPublicKeys,
   };
+  return config.standardSigningSecret === undefined
+    ? body
+    : { ...body, standardSigningSecret: config.standardSigningSecret };
 }
 
 /** The path parameter `id`; Express always sets it on the routes that declare it. */
@@ -121,10 +166,15 @@ const putConfig: ApiRoute = {
   operationId: 'putWebhookConfig',
   summary: 'Create or update the configuration',
   description:
-    'Creates the agency’s webhook configuration (201, signing secret in full, shown this once) or replaces its URL, enabled flag and subscriptions (200, secret masked and unchanged). The URL must be https and resolve to public addresses only.',
+    'Creates the agency’s webhook configuration (201, signing secret in full, shown this once) or replaces its URL, enabled flag and subscriptions (200, secret masked and unchanged). The URL must be https and resolve to public addresses only. `signatureScheme` chooses the signature headers (`service`, the default, `standard` for Standard Webhooks, or `both`); `asymmetricSignatures: true` (with `standard` or `both`) adds Ed25519 `v1a` signatures, whose public keys `GET /public-keys/{agencyId}` serves. Either field left out keeps its stored value (`service` and `false` on create).',
   body: putConfigBodySchema,
   responses: [
-    { status: 201, description: 'Created; `signingSecret` is the full secret.', schema: webhookConfigSchema },
+    {
+      status: 201,
+      description:
+        'Created; `signingSecret` is the full secret, and `standardSigningSecret` its `whsec_` form under the `standard` and `both` schemes.',
+      schema: webhookConfigSchema,
+    },
     { status: 200, description: 'Updated; `signingSecret` is masked.', schema: webhookConfigSchema },
   ],
   errors: ['validation_failed', 'invalid_webhook_url', 'unknown_event_type', ...BODY_ERROR_CODES],
@@ -153,11 +203,60 @@ const rotateSecret: ApiRoute = {
   operationId: 'rotateWebhookSecret',
   summary: 'Generate a new signing secret',
   description:
-    'Replaces the signing secret and returns the new one in full (shown this once). The previous secret stops signing at once, also for deliveries already queued.',
+    'Replaces the signing secret and returns the new one in full (shown this once), with its `whsec_` form under the `standard` and `both` schemes. The previous secret stops signing at once, also for deliveries already queued.',
   responses: [{ status: 200, description: 'The new secret.', schema: rotatedSecretSchema }],
   errors: ['config_not_found'],
   async handle(service, agencyId) {
     return { status: 200, body: await service.rotateSecret(agencyId) };
+  },
+};
+
+const rotateSigningKey: ApiRoute = {
+  method: 'post',
+  path: '/config/rotate-signing-key',
+  operationId: 'rotateWebhookSigningKey',
+  summary: 'Generate a new Ed25519 signing key',
+  description:
+    'Makes a new active `v1a` (Ed25519) signing key. The previous key keeps signing beside it for `overlapMs` (default: the service’s `signingKeyOverlapMs`, one day; `0` stops it at once; at most 7 days), so receivers that cache the public keys have time to fetch the new one. The body is optional. Needs asymmetric signatures on (`400 validation_failed` otherwise). Answers the public keys published now, active first; the private keys never leave the service.',
+  body: rotateSigningKeyBodySchema,
+  bodyOptional: true,
+  responses: [
+    { status: 200, description: 'The public keys published now.', schema: rotatedSigningKeySchema },
+  ],
+  errors: ['config_not_found', 'validation_failed', ...BODY_ERROR_CODES],
+  async handle(service, agencyId, req) {
+    return {
+      status: 200,
+      body: await service.rotateSigningKey(agencyId, req.body as RotateSigningKeyBody | undefined),
+    };
+  },
+};
+
+/** How long receivers and proxies may cache the public keys: a rotation's overlap (a day by default) dwarfs it. */
+export const PUBLIC_KEYS_CACHE_CONTROL = 'public, max-age=300';
+
+const getPublicKeys: ApiRoute = {
+  method: 'get',
+  path: '/public-keys/:agencyId',
+  operationId: 'getWebhookPublicKeys',
+  access: 'public',
+  optionalUnder: 'publicKeys',
+  summary: 'Read an agency’s public signing keys (no token)',
+  description:
+    'The JWK Set (RFC 7517; Ed25519 keys as RFC 8037 `OKP`) receivers verify `v1a` signatures with: every key that still signs, active first, `kid` = `whkey_…`. `{ "keys": [] }` when the agency has asymmetric signatures off; 404 `config_not_found` when it has no configuration. Served without the management token, to anyone: public keys are not secrets. Cacheable for 5 minutes. A host can leave this endpoint out (router option `publicKeys: false`; it then answers 404 `not_found`) and publish the keys its own way.',
+  parameterDescriptions: { agencyId: 'The agency whose keys to read.' },
+  responses: [
+    {
+      status: 200,
+      description: 'The agency’s public signing keys.',
+      schema: signingJwksSchema,
+      headers: { 'Cache-Control': PUBLIC_KEYS_CACHE_CONTROL },
+    },
+  ],
+  // `not_found`: the host left the endpoint out (`publicKeys: false`), as for any unknown path.
+  errors: ['config_not_found', 'not_found'],
+  async handle(service, agencyId) {
+    return { status: 200, body: await service.getPublicKeys(agencyId) };
   },
 };
 
@@ -358,7 +457,7 @@ const listSubscribableEventTypes: ApiRoute = {
   },
 };
 
-/** The spec's seven endpoints, in its order, then the operations API's (design §5.3). */
+/** The spec's seven endpoints, in its order, then the operations API's (design §5.3), then the signing keys' (§6.3). */
 export const apiRoutes: readonly ApiRoute[] = [
   putConfig,
   getConfig,
@@ -374,4 +473,6 @@ export const apiRoutes: readonly ApiRoute[] = [
   cancelRecovery,
   getEndpointHealth,
   listSubscribableEventTypes,
+  rotateSigningKey,
+  getPublicKeys,
 ];

@@ -26,6 +26,7 @@ const ENDPOINTS: [Method, () => string][] = [
   ['get', () => `/deliveries/${failedId}`],
   ['post', () => `/deliveries/${failedId}/replay`],
   ['get', () => `/deliveries/${failedId}/attempts`],
+  ['post', () => '/config/rotate-signing-key'],
 ];
 
 function call(method: Method, path: string, authorization?: string) {

@@ -17,7 +17,16 @@ beforeEach(() => {
 });
 checkResponsesAgainstDocument(() => h);
 
-const CONFIG_KEYS = ['enabled', 'id', 'signingSecret', 'subscribedEventTypes', 'webhookUrl'];
+const CONFIG_KEYS = [
+  'asymmetricSignatures',
+  'enabled',
+  'id',
+  'signatureScheme',
+  'signingPublicKeys',
+  'signingSecret',
+  'subscribedEventTypes',
+  'webhookUrl',
+];
 
 function putConfig(body: unknown, token: string = TOKENS.owner) {
   return request(h.app)
@@ -33,7 +42,7 @@ async function createConfig(): Promise<{ id: string; signingSecret: string }> {
 }
 
 describe('PUT /config', () => {
-  it('creates the configuration: 201 with exactly the five fields and the full secret', async () => {
+  it('creates the configuration: 201 with the five fields, the signature fields and the full secret', async () => {
     const res = await putConfig(configBody());
     expect(res.status).toBe(201);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -43,6 +52,9 @@ describe('PUT /config', () => {
       webhookUrl: PUBLIC_URL,
       enabled: true,
       subscribedEventTypes: ['job_created', 'job_cancelled'],
+      signatureScheme: 'service',
+      asymmetricSignatures: false,
+      signingPublicKeys: [],
     });
     expect(res.body.signingSecret).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -64,6 +76,9 @@ describe('PUT /config', () => {
       signingSecret: `service_whsec_********${created.signingSecret.slice(-4)}`,
       enabled: false,
       subscribedEventTypes: ['job_created'],
+      signatureScheme: 'service',
+      asymmetricSignatures: false,
+      signingPublicKeys: [],
     });
     expect((await h.service.store.getConfig('agency-1'))?.signingSecret).toBe(created.signingSecret);
   });

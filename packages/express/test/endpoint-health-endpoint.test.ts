@@ -89,8 +89,11 @@ describe('GET /config/health', () => {
     });
     const shown = await request(h.app).get(`${BASE}/config`).set('authorization', TOKENS.owner);
     expect(Object.keys(shown.body).sort()).toEqual([
+      'asymmetricSignatures',
       'enabled',
       'id',
+      'signatureScheme',
+      'signingPublicKeys',
       'signingSecret',
       'subscribedEventTypes',
       'webhookUrl',
@@ -99,7 +102,7 @@ describe('GET /config/health', () => {
 
     const enabled = await put(true);
     expect(enabled.status).toBe(200);
-    expect(Object.keys(enabled.body), 'PUT answers the five fields only').toHaveLength(5);
+    expect(Object.keys(enabled.body), 'PUT answers the configuration fields only').toHaveLength(8);
     expect((await health()).body).toEqual({
       state: 'healthy',
       consecutiveFailures: 0,

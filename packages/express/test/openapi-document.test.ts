@@ -60,7 +60,7 @@ function operations(): [string, Operation][] {
 }
 
 describe('openApiDocument', () => {
-  it('describes exactly the routes the router mounts: the spec’s seven endpoints and the operations API’s', () => {
+  it('describes exactly the routes the router mounts: the spec’s seven endpoints, the operations API’s and the signing keys’', () => {
     expect(mountedOperations()).toEqual(documentedOperations());
     expect(documentedOperations()).toEqual(
       [
@@ -78,6 +78,8 @@ describe('openApiDocument', () => {
         'get /v1/agency/webhooks/recoveries/{id}',
         'post /v1/agency/webhooks/recoveries/{id}/cancel',
         'get /v1/agency/webhooks/event-types',
+        'post /v1/agency/webhooks/config/rotate-signing-key',
+        'get /v1/agency/webhooks/public-keys/{agencyId}',
       ].sort(),
     );
   });
@@ -117,7 +119,13 @@ describe('openApiDocument', () => {
         'RecoveryStarted',
         'ReplayResult',
         'RotatedSecret',
+        'RotatedSigningKey',
+        'RotateSigningKeyBody',
         'SendTestBody',
+        'SignatureScheme',
+        'SigningJwk',
+        'SigningJwks',
+        'SigningPublicKey',
         'TestResult',
         'WebhookConfig',
         'WebhookApiErrorBody',
@@ -145,11 +153,55 @@ describe('openApiDocument', () => {
     });
   });
 
-  it.each(operations())('%s lists 401, 403 and 500 with the error schema', (_name, operation) => {
+  const PUBLIC_KEYS = '/v1/agency/webhooks/public-keys/{agencyId}';
+  const withToken = operations().filter(([name]) => !name.endsWith(PUBLIC_KEYS));
+
+  it.each(withToken)('%s lists 401, 403 and 500 with the error schema', (_name, operation) => {
     for (const status of ['401', '403', '500']) {
       const schema = JSON.stringify(operation.responses[status]?.content?.['application/json']?.schema);
       expect(schema).toContain('#/components/schemas/WebhookApiErrorBody');
     }
+  });
+
+  it('documents the public keys as needing no token: no security, no 401 or 403, a cacheable 200', () => {
+    const operation = openApiDocument.paths[PUBLIC_KEYS]?.get as Operation & {
+      security: unknown;
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+    };
+    expect(withToken).toHaveLength(operations().length - 1);
+    expect(operation.security).toEqual([]);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '404', '500']);
+    expect(operation.responses['200']?.headers).toEqual({
+      'Cache-Control': {
+        description: 'Always `public, max-age=300`.',
+        schema: { type: 'string', const: 'public, max-age=300' },
+      },
+    });
+    expect(JSON.stringify(operation.responses['404'])).toContain('config_not_found');
+  });
+
+  it('describes the signature fields of the configuration and of PUT /config', () => {
+    const put = openApiDocument.components.schemas.PutConfigBody as {
+      properties: Record<string, unknown>;
+      required: string[];
+    };
+    expect(Object.keys(put.properties)).toEqual(
+      expect.arrayContaining(['signatureScheme', 'asymmetricSignatures']),
+    );
+    expect(put.required).not.toContain('signatureScheme');
+    expect(put.required).not.toContain('asymmetricSignatures');
+    const view = openApiDocument.components.schemas.WebhookConfig as {
+      properties: Record<string, unknown>;
+      required: string[];
+    };
+    expect(view.required).toEqual(
+      expect.arrayContaining(['signatureScheme', 'asymmetricSignatures', 'signingPublicKeys']),
+    );
+    expect(view.properties).toHaveProperty('standardSigningSecret');
+    expect(view.required).not.toContain('standardSigningSecret');
+    expect(openApiDocument.components.schemas.SignatureScheme).toMatchObject({
+      enum: ['service', 'standard', 'both'],
+    });
   });
 
   it('documents every error code of the table somewhere', () => {
@@ -284,18 +336,28 @@ describe('the webhooks of the OpenAPI document', () => {
     for (const [type, item] of Object.entries(openApiDocument.webhooks)) {
       expect(item.post).toMatchObject({
         tags: ['Events'],
-        security: [{ webhookSignature: [] }],
+        security: [{ webhookSignature: [] }, { standardWebhookSignature: [] }],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${pascal(type)}Event` } } },
         },
-        responses: { '2XX': expect.any(Object), '401': expect.any(Object), default: expect.any(Object) },
+        responses: {
+          '2XX': expect.any(Object),
+          '401': expect.any(Object),
+          '410': expect.any(Object),
+          default: expect.any(Object),
+        },
       });
     }
     expect(openApiDocument.components.securitySchemes.webhookSignature).toMatchObject({
       type: 'apiKey',
       in: 'header',
       name: 'X-Service-Signature',
+    });
+    expect(openApiDocument.components.securitySchemes.standardWebhookSignature).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'webhook-signature',
     });
   });
 

@@ -53,6 +53,23 @@ describe('createWebhooksPortal serves a standalone page of the portal', () => {
     );
   });
 
+  it("gives the element the signed-in agent's agency, for the address of its public keys", async () => {
+    const app = appWith({ agencyId: async (req) => (req.query.as === 'none' ? undefined : 'agency_"7"') });
+    expect((await request(app).get('/settings/webhooks')).text).toContain(
+      '<svc-webhooks-portal api-base="/v1/agency/webhooks" agency-id="agency_&quot;7&quot;"></svc-webhooks-portal>',
+    );
+    expect((await request(app).get('/settings/webhooks?as=none')).text).toContain(
+      '<svc-webhooks-portal api-base="/v1/agency/webhooks"></svc-webhooks-portal>',
+    );
+  });
+
+  it('answers 500 and shows no page when agencyId answers something other than a string', async () => {
+    const app = appWith({ agencyId: () => 42 as unknown as string });
+    const res = await request(app).get('/settings/webhooks');
+    expect(res.status).toBe(500);
+    expect(res.text).not.toContain('<svc-webhooks-portal');
+  });
+
   it("serves the portal's standalone script as JavaScript, revalidated by its ETag", async () => {
     const app = appWith();
     const res = await request(app).get('/settings/webhooks/portal.js');
@@ -68,6 +85,7 @@ describe('createWebhooksPortal serves a standalone page of the portal', () => {
     ['an empty apiBase', { apiBase: '' }, 'apiBase'],
     ['a title that is not a string', { title: 42 }, 'title'],
     ['a tokenFromFragment that is not a boolean', { tokenFromFragment: 'yes' }, 'tokenFromFragment'],
+    ['an agencyId that is not a function', { agencyId: 'agency_1' }, 'agencyId'],
   ])('refuses %s with InvalidOptionError', (_name, options, option) => {
     let error: unknown;
     try {

@@ -22,6 +22,12 @@ describe('createWebhooksRouter refuses options it cannot work with, when it is c
     ['a bodyLimit of NaN', { service, authenticate, bodyLimit: Number.NaN }, 'bodyLimit'],
     ['an onError that is not a function', { service, authenticate, onError: console }, 'onError'],
     ['a readToken that is not a function', { service, authenticate, readToken: 'session' }, 'readToken'],
+    ['a publicKeys that is not a boolean', { service, authenticate, publicKeys: 'no' }, 'publicKeys'],
+    [
+      'a service without the signing-key methods',
+      { service: { ...service, getPublicKeys: undefined }, authenticate },
+      'service',
+    ],
   ];
 
   it.each(refused)('%s → InvalidOptionError naming %s', (_name, options, option) => {

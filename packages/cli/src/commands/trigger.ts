@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { buildExampleEnvelope, type EventDefinition, InvalidOptionError } from '@svc/webhooks-core';
 import { buildEventEnvelopeSchema } from '@svc/webhooks-core/schemas';
-import { SIGNATURE_HEADER, signWebhook } from '@svc/webhooks-verify';
 import { type Command, Option } from 'commander';
 import { applyAssignments, parseAssignment } from '../assignments';
 import type { CommandContext } from '../command-context';
@@ -9,11 +8,13 @@ import { findEvent, loadEventDefinitions } from '../event-source';
 import { EXIT_CODES, PACKAGE_NAME } from '../exit-codes';
 import { parseHttpUrl, sendHttpRequest } from '../http-client';
 import { writeJson } from '../io';
+import { DELIVERY_SCHEMES, type DeliveryScheme, deliverySignatureHeaders } from '../signature-headers';
 import { collect, parseCount, readCa } from '../values';
 
 interface TriggerOptions {
   url: string;
   secret: string;
+  scheme: DeliveryScheme;
   set: string[];
   events?: string;
   ca?: string;
@@ -32,14 +33,22 @@ export function registerTriggerCommand(program: Command, context: CommandContext
     .command('trigger')
     .summary('send an event’s example, signed, to your receiver')
     .description(
-      'Send the example envelope of an event type to your receiver, signed with your secret and with the headers the service sends (X-Service-Signature, X-Service-Webhook-Id, X-Service-Event-Type), and print the status and the start of the answer. Any URL you choose is allowed, localhost and http included. Exits 1 unless the receiver answers 2xx.',
+      "Send the example envelope of an event type to your receiver, signed with your secret and with the headers the service sends under the agency's signature scheme (--scheme service: X-Service-Signature; standard: webhook-id, webhook-timestamp, webhook-signature; both: all of them; always X-Service-Webhook-Id and X-Service-Event-Type), and print the status and the start of the answer. Any URL you choose is allowed, localhost and http included. Exits 1 unless the receiver answers 2xx.",
     )
     .argument('<eventType>', 'the event type, e.g. job_created (see `svc-webhooks schema`)')
     .requiredOption('--url <url>', 'your receiver, e.g. http://localhost:3000/webhooks')
     .addOption(
-      new Option('--secret <secret>', 'the signing secret your receiver verifies with')
+      new Option(
+        '--secret <secret>',
+        'the signing secret your receiver verifies with (hex; with --scheme standard also its whsec_ form)',
+      )
         .env('SVC_WEBHOOKS_SECRET')
         .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--scheme <scheme>', "the signature headers to send, as the agency's signatureScheme")
+        .choices(DELIVERY_SCHEMES)
+        .default('service'),
     )
     .option(
       '--set <path=value>',
@@ -61,10 +70,13 @@ export function registerTriggerCommand(program: Command, context: CommandContext
     .addHelpText(
       'after',
       `
-The signature's t is the envelope's deliveredAt (now, unless --set changes it), as the service signs.
+The signature's t is the envelope's deliveredAt (now, unless --set changes it), as the service signs;
+webhook-timestamp is its whole seconds, and webhook-id the envelope's webhookId. No v1a (Ed25519)
+signature is sent: the agency's private keys never leave the service.
 
 Examples:
   $ svc-webhooks trigger job_created --url http://localhost:3000/webhooks --secret "$SECRET"
+  $ svc-webhooks trigger job_created --url http://localhost:3000/webhooks --scheme standard
   $ svc-webhooks trigger job_cancelled --url https://localhost:8443/hooks --ca dev-cert.pem \\
       --set metadata.reason="Duplicate request" --set attempt=2`,
     )
@@ -82,7 +94,13 @@ Examples:
         url,
         headers: {
           'content-type': 'application/json',
-          [SIGNATURE_HEADER]: signWebhook(body, options.secret, signedAt),
+          ...deliverySignatureHeaders(
+            options.scheme,
+            body,
+            options.secret,
+            String(envelope.webhookId),
+            signedAt,
+          ),
           'x-service-webhook-id': String(envelope.webhookId),
           'x-service-event-type': String(envelope.eventType),
         },
@@ -96,6 +114,7 @@ Examples:
       const result = {
         ok,
         statusCode: response.status,
+        scheme: options.scheme,
         eventType,
         webhookId: envelope.webhookId,
         url: url.href,
@@ -105,7 +124,8 @@ Examples:
         writeJson(context.io, result);
         return;
       }
-      context.io.stdout(`→ POST ${url.href} ${eventType} ${String(envelope.webhookId)}\n`);
+      const signedBy = options.scheme === 'service' ? '' : ` (${options.scheme})`;
+      context.io.stdout(`→ POST ${url.href} ${eventType} ${String(envelope.webhookId)}${signedBy}\n`);
       context.io.stdout(`← ${response.status} ${response.statusText}\n`);
       if (excerpt.trim() !== '') context.io.stdout(`${excerpt}${excerpt.endsWith('\n') ? '' : '\n'}`);
       if (response.status >= 300 && response.status <= 399) {
