@@ -20,6 +20,14 @@ export function mountWebhookSettings(
   app.use('/v1/agency/webhooks', createWebhooksRouter({ service, authenticate, readToken: sessionToken }));
   app.use(
     '/settings/webhooks',
-    createWebhooksPortal({ title: 'Webhooks', stylesheet: '/brand/webhooks.css' }),
+    createWebhooksPortal({
+      title: 'Webhooks',
+      stylesheet: '/brand/webhooks.css',
+      // The page shows receivers the full address of the agency's public keys (v1a signatures).
+      agencyId: async (req) => {
+        const token = sessionToken(req);
+        return token === null ? undefined : (await authenticate(token, req))?.agencyId;
+      },
+    }),
   );
 }

@@ -5,10 +5,12 @@ import type {
   DeliveryStatus,
   EndpointHealth,
   EventTypeList,
+  PutConfigBody,
   Recovery,
   RecoveryList,
   ReplayResult,
   RotatedSecret,
+  RotatedSigningKey,
   TestResult,
   WebhookConfig,
 } from '@svc/webhooks-core';
@@ -93,15 +95,37 @@ export class PortalApi {
     }
   }
 
-  /** Creates (the answer carries the full secret, shown once) or updates (secret masked) the configuration. */
-  putConfig(
-    body: Pick<WebhookConfig, 'webhookUrl' | 'enabled' | 'subscribedEventTypes'>,
-  ): Promise<WebhookConfig> {
+  /**
+   * Creates (the answer carries the full secret, shown once, and its `whsec_` form when the scheme includes
+   * Standard Webhooks) or updates (secret masked) the configuration.
+   */
+  putConfig(body: PutConfigBody): Promise<WebhookConfig> {
     return this.request('PUT', '/config', body);
   }
 
   rotateSecret(): Promise<RotatedSecret> {
     return this.request('POST', '/config/rotate-secret');
+  }
+
+  /**
+   * A new active Ed25519 signing key; the old one keeps signing (as a retiring key) for `overlapMs`
+   * (0: stops at once; omitted: the service's default). Answers every key still published.
+   */
+  rotateSigningKey(overlapMs?: number): Promise<RotatedSigningKey> {
+    return this.request(
+      'POST',
+      '/config/rotate-signing-key',
+      overlapMs === undefined ? undefined : { overlapMs },
+    );
+  }
+
+  /**
+   * The absolute URL of the agency's public keys as a JWKS, which receivers fetch without a token: the
+   * router's `GET /public-keys/:agencyId`, beside this API.
+   */
+  publicKeysUrl(agencyId: string): string {
+    const path = `${this.base}/public-keys/${encodeURIComponent(agencyId)}`;
+    return new URL(path, document.baseURI).href;
   }
 
   /** Sends a test event now; `eventType` picks a subscribed type's example instead of `webhook_test`. */
@@ -171,13 +195,18 @@ export class PortalApi {
     return this.request('POST', `/recoveries/${encodeURIComponent(id)}/cancel`);
   }
 
+  /** The API base without a trailing slash. */
+  private get base(): string {
+    return this.options.apiBase.replace(/\/+$/, '');
+  }
+
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(`${this.options.apiBase.replace(/\/+$/, '')}${path}`, {
+      response = await fetch(`${this.base}${path}`, {
         method,
         headers,
         credentials: this.options.credentials,

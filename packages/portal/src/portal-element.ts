@@ -36,6 +36,7 @@ export class SvcWebhooksPortal extends LitElement {
     apiBase: { type: String, attribute: 'api-base' },
     token: { type: String },
     credentials: { type: String },
+    agencyId: { type: String, attribute: 'agency-id' },
     view: { type: String, reflect: true },
     eventTypes: { state: true },
     eventTypesError: { state: true },
@@ -73,6 +74,11 @@ export class SvcWebhooksPortal extends LitElement {
   declare token: string | null;
   /** `fetch` credentials mode: `same-origin` by default, `include` when the API is on another origin with cookies. */
   declare credentials: RequestCredentials;
+  /**
+   * The agency's id, which the management API does not repeat: with it the portal shows the full address of
+   * the agency's public keys (JWKS) for Ed25519 signatures; without it, a placeholder in its place.
+   */
+  declare agencyId: string | null;
   /** The tab shown: `endpoint`, `deliveries` or `recovery`. */
   declare view: PortalView;
   declare private eventTypes: readonly EventTypeOption[] | null;
@@ -84,6 +90,7 @@ export class SvcWebhooksPortal extends LitElement {
     this.apiBase = '/v1/agency/webhooks';
     this.token = null;
     this.credentials = 'same-origin';
+    this.agencyId = null;
     this.view = 'endpoint';
     this.eventTypes = null;
     this.eventTypesError = null;
@@ -174,7 +181,12 @@ export class SvcWebhooksPortal extends LitElement {
       case 'recovery':
         return html`<svc-wh-bulk-recovery exportparts="card, badge, table" .api=${this.api} .eventTypes=${eventTypes}></svc-wh-bulk-recovery>`;
       default:
-        return html`<svc-wh-endpoint-view exportparts="card, badge" .api=${this.api} .eventTypes=${eventTypes}></svc-wh-endpoint-view>`;
+        return html`<svc-wh-endpoint-view
+          exportparts="card, badge"
+          .api=${this.api}
+          .eventTypes=${eventTypes}
+          .agencyId=${this.agencyId}
+        ></svc-wh-endpoint-view>`;
     }
   }
 }

@@ -79,10 +79,12 @@ export const baseStyles = css`
     min-height: 36px;
     max-width: 100%;
   }
-  input[type='checkbox'] {
+  input[type='checkbox'],
+  input[type='radio'] {
     min-height: auto;
     width: 18px;
     height: 18px;
+    padding: 0;
   }
   button {
     font: inherit;

@@ -13,7 +13,7 @@ import {
   parseStaticTokens,
 } from '@svc/example-express-host';
 import { FAST_CIRCUIT, FAST_RETRY, startTestReceiver, type TestReceiver } from '@svc/test-support';
-import type { DeliverySummary, WebhookService, WorkerOptions } from '@svc/webhooks-core';
+import type { DeliverySummary, PutConfigBody, WebhookService, WorkerOptions } from '@svc/webhooks-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
@@ -59,11 +59,16 @@ export interface PortalSession {
   receiver: TestReceiver;
   /** The example host's origin, such as `http://127.0.0.1:40123`. */
   baseUrl: string;
+  /**
+   * What the page wrote to its console as an error or a warning (with the URL it names), its uncaught
+   * errors, and every content security policy violation, in order. Chromium logs every non-2xx answer
+   * to a fetch as an error, the expected ones too (`GET /config` is 404 before the endpoint exists).
+   */
+  consoleProblems: string[];
   /** Creates the agency's configuration pointing at the receiver (through the service, not the page). */
-  configure(options?: {
-    enabled?: boolean;
-    subscribedEventTypes?: string[];
-  }): Promise<{ signingSecret: string }>;
+  configure(
+    options?: Partial<Omit<PutConfigBody, 'webhookUrl'>>,
+  ): Promise<{ signingSecret: string; standardSigningSecret?: string | undefined }>;
   /** Emits the built-in example of `eventType` for the agency; the delivery id, or null when not subscribed. */
   emit(eventType: string, entityId?: string): Promise<string | null>;
   /**
@@ -102,7 +107,27 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
     const context = await browser.newContext({ viewport: VIEWPORTS[options.viewport ?? 'desktop'] });
     const page = await context.newPage();
-    page.on('pageerror', (error) => console.error('page error:', error));
+    const consoleProblems: string[] = [];
+    page.on('pageerror', (error) => {
+      console.error('page error:', error);
+      consoleProblems.push(`page error: ${error.message}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning')
+        consoleProblems.push(`console ${message.type()}: ${message.text()} (${message.location().url})`);
+    });
+    // Chromium reports a CSP refusal on the console too; the event names the directive whatever the wording.
+    await context.exposeBinding('__svcCspViolation', (_source, text: string) => {
+      consoleProblems.push(`CSP violation: ${text}`);
+    });
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => {
+        const report = (window as unknown as { __svcCspViolation(text: string): void }).__svcCspViolation;
+        report(
+          `${event.violatedDirective} blocked ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`,
+        );
+      });
+    });
     const open = async () => {
       // The page drops the token from its address; from another page, the same address is a fresh load.
       await page.goto('about:blank');
@@ -117,13 +142,15 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
       service: host.service,
       receiver,
       baseUrl,
+      consoleProblems,
       async configure(config = {}) {
         const created = await host.service.putConfig(PORTAL_AGENCY, {
+          ...config,
           webhookUrl: receiver.url,
           enabled: config.enabled ?? true,
           subscribedEventTypes: config.subscribedEventTypes ?? ['job_created', 'job_cancelled'],
         });
-        return { signingSecret: created.signingSecret };
+        return { signingSecret: created.signingSecret, standardSigningSecret: created.standardSigningSecret };
       },
       async emit(eventType, entityId) {
         const example = host.service.events.get(eventType)?.example;

@@ -15,6 +15,8 @@ const STATE_LABELS: Record<EndpointHealth['state'], string> = {
 const REASONS: Record<string, string> = {
   auto_disabled_failing:
     'Disabled automatically: every delivery failed for too long. Fix the receiver, then enable the endpoint again.',
+  receiver_gone:
+    'Disabled: the receiver answered 410 Gone, which under Standard Webhooks asks for no more deliveries. Enable the endpoint again to resume.',
 };
 
 /**

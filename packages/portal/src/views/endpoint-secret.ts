@@ -1,19 +1,32 @@
-import type { WebhookConfig } from '@svc/webhooks-core';
+import type { RotatedSecret, SignatureScheme, WebhookConfig } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi } from '../api-client';
+import { copyText } from '../copy';
 import { defineView } from '../define-view';
+import { includesStandard } from '../signature-scheme';
 import { baseStyles } from '../theme';
 
 /** A full signing secret the API returned once: on creation or rotation. */
 export interface RevealedSecret {
+  /** The spec's form: 64 hex characters. */
   value: string;
+  /** The same secret as Standard Webhooks libraries take it (`whsec_…`), when the scheme includes them. */
+  standardValue?: string | undefined;
   kind: 'created' | 'rotated';
 }
 
+/** The headers a receiver may check with the secret, per scheme. */
+const CHECKED_HEADERS: Record<SignatureScheme, readonly string[]> = {
+  service: ['x-service-signature'],
+  standard: ['webhook-signature'],
+  both: ['x-service-signature', 'webhook-signature'],
+};
+
 /**
  * `<svc-wh-endpoint-secret>`: the signing secret. Shows `revealed` (the full secret the API returns once,
- * on creation or rotation) with a Copy button, or else the masked secret of the configuration; rotates the
- * secret after an inline confirmation. Fires `svc-wh-secret-rotated` (detail: the new secret) and
+ * on creation or rotation) with a Copy button, beside its `whsec_` form for Standard Webhooks libraries when
+ * the API gave it, or else the masked secret of the configuration; rotates the secret after an inline
+ * confirmation. Fires `svc-wh-secret-rotated` (detail: the API's {@link RotatedSecret}) and
  * `svc-wh-secret-dismissed`; neither is composed.
  *
  * @csspart card - the secret card
@@ -62,6 +75,24 @@ export class EndpointSecretElement extends LitElement {
       }
       .current {
         margin-bottom: var(--_space);
+      }
+      .form {
+        margin-bottom: var(--_space);
+      }
+      .form-label {
+        font-weight: 600;
+        margin-bottom: 4px;
+      }
+      .form button {
+        margin-top: 8px;
+      }
+      .standard-hint {
+        margin: 8px 0 0;
+      }
+      .mix-up {
+        padding: 8px;
+        border-left: 3px solid var(--_warning);
+        background: var(--_surface-alt);
       }
     `,
   ];
@@ -127,10 +158,10 @@ export class EndpointSecretElement extends LitElement {
     this.rotating = true;
     this.rotateError = null;
     try {
-      const { signingSecret } = await this.api.rotateSecret();
+      const rotated = await this.api.rotateSecret();
       this.confirming = false;
       this.focusCopy = true;
-      this.dispatchEvent(new CustomEvent<string>('svc-wh-secret-rotated', { detail: signingSecret }));
+      this.dispatchEvent(new CustomEvent<RotatedSecret>('svc-wh-secret-rotated', { detail: rotated }));
     } catch (error) {
       this.rotateError = errorMessage(error);
     } finally {
@@ -138,20 +169,12 @@ export class EndpointSecretElement extends LitElement {
     }
   }
 
-  private async copy(): Promise<void> {
-    const value = this.revealed?.value;
+  /** Copies the hex secret, or its `whsec_` form; a refused clipboard selects the text instead. */
+  private async copy(form: 'hex' | 'standard'): Promise<void> {
+    const value = form === 'hex' ? this.revealed?.value : this.revealed?.standardValue;
     if (value === undefined) return;
-    try {
-      await navigator.clipboard.writeText(value);
-      this.status = 'Copied to the clipboard.';
-    } catch {
-      // Clipboard access can be refused (permissions, insecure page): select the text so a key press copies it.
-      const node = this.renderRoot.querySelector('#secret-value');
-      const selection = window.getSelection();
-      if (node && selection) selection.selectAllChildren(node);
-      this.status =
-        'Copying was not allowed here. The secret is selected: press Ctrl+C (⌘C on a Mac) to copy it.';
-    }
+    const node = this.renderRoot.querySelector(form === 'hex' ? '#secret-value' : '#standard-secret-value');
+    this.status = await copyText(value, node, 'secret');
   }
 
   private dismiss(): void {
@@ -161,28 +184,16 @@ export class EndpointSecretElement extends LitElement {
 
   protected override render() {
     const revealed = this.revealed;
+    const scheme = this.config.signatureScheme;
     return html`
       <section class="card" part="card" aria-labelledby="secret-title">
         <h2 id="secret-title">Signing secret</h2>
         <p class="muted">
-          Your receiver checks the <code>x-service-signature</code> header of every delivery with this secret.
+          Your receiver checks the
+          ${CHECKED_HEADERS[scheme].map((header, index) => html`${index > 0 ? ' or ' : ''}<code>${header}</code>`)}
+          header of every delivery with this secret.
         </p>
-        ${
-          revealed === null
-            ? html`<div class="current">
-              <p>Current secret (masked):</p>
-              <code class="secret" data-secret="masked">${this.config.signingSecret}</code>
-            </div>`
-            : html`<div class="once" role="group" aria-labelledby="once-title">
-              <h3 id="once-title">${revealed.kind === 'created' ? 'Your signing secret' : 'Your new signing secret'}</h3>
-              <p><strong>Copy it now: it won't be shown again.</strong> Store it where your receiver can read it.</p>
-              <code id="secret-value" class="secret" data-secret="full">${revealed.value}</code>
-              <div class="row once-actions">
-                <button id="copy" type="button" @click=${this.copy}>Copy secret</button>
-                <button type="button" class="secondary" @click=${this.dismiss}>I have stored it</button>
-              </div>
-            </div>`
-        }
+        ${revealed === null ? this.renderMasked(scheme) : this.renderRevealed(revealed)}
         <p role="status" aria-live="polite">${this.status}</p>
         ${
           this.confirming
@@ -213,6 +224,59 @@ export class EndpointSecretElement extends LitElement {
         }
       </section>
     `;
+  }
+
+  private renderMasked(scheme: SignatureScheme) {
+    return html`<div class="current">
+      <p>Current secret (masked):</p>
+      <code class="secret" data-secret="masked">${this.config.signingSecret}</code>
+      ${
+        includesStandard(scheme)
+          ? html`<p class="muted standard-hint">
+            Standard Webhooks libraries take the secret's <code>whsec_</code> form, shown beside it when the
+            secret is created or rotated. From the hex secret you stored, <code>toStandardSecret()</code> of
+            <code>@svc/webhooks-verify</code> gives it.
+          </p>`
+          : nothing
+      }
+    </div>`;
+  }
+
+  private renderRevealed(revealed: RevealedSecret) {
+    const title = revealed.kind === 'created' ? 'Your signing secret' : 'Your new signing secret';
+    const once = html`<p>
+      <strong>Copy it now: it won't be shown again.</strong> Store it where your receiver can read it.
+    </p>`;
+    const dismiss = html`<button type="button" class="secondary" @click=${this.dismiss}>I have stored it</button>`;
+    if (revealed.standardValue === undefined)
+      return html`<div class="once" role="group" aria-labelledby="once-title">
+        <h3 id="once-title">${title}</h3>
+        ${once}
+        <code id="secret-value" class="secret" data-secret="full">${revealed.value}</code>
+        <div class="row once-actions">
+          <button id="copy" type="button" @click=${() => this.copy('hex')}>Copy secret</button>
+          ${dismiss}
+        </div>
+      </div>`;
+    return html`<div class="once" role="group" aria-labelledby="once-title">
+      <h3 id="once-title">${title}</h3>
+      ${once}
+      <div class="form">
+        <p class="form-label">Hex, for <code>X-Service-Signature</code> and <code>@svc/webhooks-verify</code></p>
+        <code id="secret-value" class="secret" data-secret="full">${revealed.value}</code>
+        <button id="copy" type="button" @click=${() => this.copy('hex')}>Copy hex secret</button>
+      </div>
+      <div class="form">
+        <p class="form-label">The same secret for Standard Webhooks libraries</p>
+        <code id="standard-secret-value" class="secret" data-secret="standard">${revealed.standardValue}</code>
+        <button type="button" @click=${() => this.copy('standard')}>Copy whsec_ secret</button>
+      </div>
+      <p class="mix-up">
+        Never paste the hex form into a Standard Webhooks library: it would read it as another key, and no
+        signature would match.
+      </p>
+      <div class="row once-actions">${dismiss}</div>
+    </div>`;
   }
 }
 

@@ -1,16 +1,39 @@
-import type { WebhookConfig } from '@svc/webhooks-core';
+import type { SignatureScheme, WebhookConfig } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
+import { includesStandard } from '../signature-scheme';
 import { baseStyles } from '../theme';
 
 /** Detail of `svc-wh-config-saved`: the API's answer, and whether it created the configuration. */
 export interface ConfigSavedDetail {
   config: WebhookConfig;
-  /** True on the first save: `config.signingSecret` is then the full secret, shown this once. */
+  /**
+   * True on the first save: `config.signingSecret` is then the full secret, shown this once (and
+   * `config.standardSigningSecret` its `whsec_` form, when the scheme includes Standard Webhooks).
+   */
   created: boolean;
 }
+
+/** The signature schemes in the order the form offers them, with what each means for a receiver. */
+const SCHEMES: readonly { value: SignatureScheme; label: string; hint: string }[] = [
+  {
+    value: 'service',
+    label: 'Service signature (X-Service-Signature)',
+    hint: 'The default: an HMAC-SHA256 in one header (t=…,v1=…), checked with @svc/webhooks-verify or a few lines of code.',
+  },
+  {
+    value: 'standard',
+    label: 'Standard Webhooks',
+    hint: 'The webhook-id, webhook-timestamp and webhook-signature headers: a receiver verifies with an off-the-shelf Standard Webhooks library in any language.',
+  },
+  {
+    value: 'both',
+    label: 'Both',
+    hint: 'Every delivery carries both signatures: for moving receivers from one to the other without a gap.',
+  },
+];
 
 /** Codes of a save the user can fix in the form; any other error is shown as a failure to save. */
 const FORM_ERRORS = new Set(['invalid_webhook_url', 'validation_failed', 'unknown_event_type']);
@@ -27,7 +50,8 @@ interface SaveError {
 
 /**
  * `<svc-wh-endpoint-settings>`: the form that creates or updates the agency's webhook configuration
- * (URL, enabled, subscriptions). With no configuration yet it is the "no endpoint yet" empty state.
+ * (URL, enabled, subscriptions, signature scheme, Ed25519 signatures). With no configuration yet it is
+ * the "no endpoint yet" empty state.
  * Fires `svc-wh-config-saved` (not composed) with {@link ConfigSavedDetail} after a save.
  *
  * @csspart card - the settings card
@@ -40,6 +64,8 @@ export class EndpointSettingsElement extends LitElement {
     url: { state: true },
     enabled: { state: true },
     subscribed: { state: true },
+    scheme: { state: true },
+    asymmetric: { state: true },
     saving: { state: true },
     error: { state: true },
     savedNotice: { state: true },
@@ -106,6 +132,38 @@ export class EndpointSettingsElement extends LitElement {
       .actions {
         align-items: center;
       }
+      fieldset > .muted {
+        margin: 0 0 8px;
+      }
+      ul.choices {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+        display: grid;
+        gap: 8px;
+      }
+      .choices label {
+        gap: 8px;
+        align-items: flex-start;
+      }
+      /* Level with the first line of a label that wraps on a phone. */
+      .choices input {
+        flex: none;
+        margin: 2px 0 0;
+      }
+      .choices label:has(input:disabled) {
+        color: var(--_muted);
+      }
+      /* Under the label's text, past the 18 px control and the 8 px gap. */
+      .choices .hint {
+        margin: 2px 0 0 26px;
+      }
+      .note {
+        margin: 8px 0 0;
+        padding: 8px;
+        border-left: 3px solid var(--_warning);
+        background: var(--_surface-alt);
+      }
     `,
   ];
 
@@ -116,6 +174,9 @@ export class EndpointSettingsElement extends LitElement {
   declare private url: string;
   declare private enabled: boolean;
   declare private subscribed: ReadonlySet<string>;
+  declare private scheme: SignatureScheme;
+  /** The Ed25519 box as ticked; it only counts while the scheme includes Standard Webhooks. */
+  declare private asymmetric: boolean;
   declare private saving: boolean;
   declare private error: SaveError | null;
   declare private savedNotice: string;
@@ -127,6 +188,8 @@ export class EndpointSettingsElement extends LitElement {
     this.url = '';
     this.enabled = true;
     this.subscribed = new Set();
+    this.scheme = 'service';
+    this.asymmetric = false;
     this.saving = false;
     this.error = null;
     this.savedNotice = '';
@@ -141,6 +204,8 @@ export class EndpointSettingsElement extends LitElement {
       this.url = this.config?.webhookUrl ?? '';
       this.enabled = this.config?.enabled ?? true;
       this.subscribed = new Set(this.config?.subscribedEventTypes ?? []);
+      this.scheme = this.config?.signatureScheme ?? 'service';
+      this.asymmetric = this.config?.asymmetricSignatures ?? false;
     }
   }
 
@@ -184,7 +249,14 @@ export class EndpointSettingsElement extends LitElement {
       // Keep the catalogue's order so the stored list reads the same way as the form.
       const order = this.options.map((option) => option.eventType);
       const subscribedEventTypes = [...this.subscribed].sort((a, b) => order.indexOf(a) - order.indexOf(b));
-      const config = await this.api.putConfig({ webhookUrl, enabled: this.enabled, subscribedEventTypes });
+      const config = await this.api.putConfig({
+        webhookUrl,
+        enabled: this.enabled,
+        subscribedEventTypes,
+        signatureScheme: this.scheme,
+        // Sent as false with the service scheme: the API refuses v1a without the Standard Webhooks headers.
+        asymmetricSignatures: this.signsAsymmetric,
+      });
       this.savedNotice = created ? 'Endpoint created.' : 'Changes saved.';
       this.dispatchEvent(
         new CustomEvent<ConfigSavedDetail>('svc-wh-config-saved', { detail: { config, created } }),
@@ -195,6 +267,11 @@ export class EndpointSettingsElement extends LitElement {
     } finally {
       this.saving = false;
     }
+  }
+
+  /** Whether the draft signs with Ed25519: the box is ticked and the scheme can carry v1a. */
+  private get signsAsymmetric(): boolean {
+    return this.asymmetric && includesStandard(this.scheme);
   }
 
   private async focusUrl(): Promise<void> {
@@ -276,6 +353,7 @@ export class EndpointSettingsElement extends LitElement {
                 </ul>`
             }
           </fieldset>
+          ${this.renderSchemes()} ${this.renderAsymmetric()}
           ${error !== null && !error.aboutUrl ? this.renderError(error) : nothing}
           <div class="row actions">
             <button type="submit" ?disabled=${this.saving}>
@@ -286,6 +364,76 @@ export class EndpointSettingsElement extends LitElement {
         </form>
       </section>
     `;
+  }
+
+  /** The signature scheme radios, with what each means for a receiver. */
+  private renderSchemes() {
+    return html`<fieldset aria-describedby="scheme-hint">
+        <legend>Signature scheme</legend>
+        <p id="scheme-hint" class="muted">
+          How each delivery is signed; every scheme uses the same secret. With Standard Webhooks, a receiver that
+          answers <code>410 Gone</code> disables the endpoint.
+        </p>
+        <ul class="choices">
+          ${SCHEMES.map(
+            (scheme) => html`<li>
+              <label class="inline">
+                <input
+                  type="radio"
+                  name="signatureScheme"
+                  .value=${scheme.value}
+                  .checked=${this.scheme === scheme.value}
+                  aria-describedby=${`scheme-${scheme.value}-hint`}
+                  @change=${() => {
+                    this.scheme = scheme.value;
+                    this.savedNotice = '';
+                  }}
+                />
+                ${scheme.label}
+              </label>
+              <p id=${`scheme-${scheme.value}-hint`} class="muted hint">${scheme.hint}</p>
+            </li>`,
+          )}
+        </ul>
+      </fieldset>`;
+  }
+
+  /** The Ed25519 box, usable only with a scheme that sends the Standard Webhooks headers. */
+  private renderAsymmetric() {
+    const standard = includesStandard(this.scheme);
+    // Turning v1a off drops every key at once: say so before the save, not after.
+    const dropsKeys = this.config?.asymmetricSignatures === true && !this.signsAsymmetric;
+    return html`<div class="choices">
+        <label class="inline">
+          <input
+            id="asymmetric"
+            type="checkbox"
+            .checked=${this.signsAsymmetric}
+            ?disabled=${!standard}
+            aria-describedby="asymmetric-hint"
+            @change=${(e: Event) => {
+              this.asymmetric = (e.target as HTMLInputElement).checked;
+              this.savedNotice = '';
+            }}
+          />
+          Ed25519 signatures (v1a)
+        </label>
+        <p id="asymmetric-hint" class="muted hint">
+          ${
+            standard
+              ? 'Each delivery is also signed with a private key: receivers verify with a public key, no shared secret needed.'
+              : 'Needs Standard Webhooks or Both: the v1a signature travels in their webhook-signature header.'
+          }
+        </p>
+        ${
+          dropsKeys
+            ? html`<p class="note">
+              Saving turns Ed25519 signatures off: every public key is withdrawn at once, and receivers that check
+              v1a signatures stop accepting deliveries.
+            </p>`
+            : nothing
+        }
+      </div>`;
   }
 
   /** Next to the URL field when it is about the URL, else above the Save button. */
@@ -302,7 +450,9 @@ function sameSettings(a: WebhookConfig | null | undefined, b: WebhookConfig | nu
   return (
     a.webhookUrl === b.webhookUrl &&
     a.enabled === b.enabled &&
-    a.subscribedEventTypes.join('\n') === b.subscribedEventTypes.join('\n')
+    a.subscribedEventTypes.join('\n') === b.subscribedEventTypes.join('\n') &&
+    a.signatureScheme === b.signatureScheme &&
+    a.asymmetricSignatures === b.asymmetricSignatures
   );
 }
 

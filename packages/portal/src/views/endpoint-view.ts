@@ -1,4 +1,4 @@
-import type { WebhookConfig } from '@svc/webhooks-core';
+import type { RotatedSecret, WebhookConfig } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi } from '../api-client';
 import { defineView } from '../define-view';
@@ -7,15 +7,18 @@ import { baseStyles } from '../theme';
 import type { EndpointHealthElement } from './endpoint-health';
 import type { RevealedSecret } from './endpoint-secret';
 import type { ConfigSavedDetail } from './endpoint-settings';
+import type { SigningKeyRotatedDetail } from './endpoint-signing-keys';
 import './endpoint-health';
 import './endpoint-secret';
 import './endpoint-settings';
+import './endpoint-signing-keys';
 import './endpoint-test-send';
 
 /**
  * `<svc-wh-endpoint-view>`: the Endpoint tab. Loads the agency's configuration and lays out its settings
- * form (the "no endpoint yet" state when there is none), signing secret, test send and health. It holds the
- * configuration and the once-shown full secret; the parts below it only render and call the API.
+ * form (the "no endpoint yet" state when there is none), signing secret, Ed25519 public keys (when the
+ * agency signs with them), test send and health. It holds the configuration and the once-shown full
+ * secret; the parts below it only render and call the API.
  *
  * @csspart card - each block
  * @csspart badge - state and result badges
@@ -24,6 +27,7 @@ export class EndpointViewElement extends LitElement {
   static override properties = {
     api: { attribute: false },
     eventTypes: { attribute: false },
+    agencyId: { attribute: false },
     config: { state: true },
     loadError: { state: true },
     revealed: { state: true },
@@ -51,6 +55,8 @@ export class EndpointViewElement extends LitElement {
 
   declare api: PortalApi;
   declare eventTypes: readonly EventTypeOption[];
+  /** The agency's id, for the address of its public keys; null when the host did not give it. */
+  declare agencyId: string | null;
   /** undefined while loading; null when the agency has no configuration yet. */
   declare private config: WebhookConfig | null | undefined;
   declare private loadError: string | null;
@@ -62,6 +68,7 @@ export class EndpointViewElement extends LitElement {
   constructor() {
     super();
     this.eventTypes = [];
+    this.agencyId = null;
     this.config = undefined;
     this.loadError = null;
     this.revealed = null;
@@ -102,15 +109,25 @@ export class EndpointViewElement extends LitElement {
       this.refreshHealth();
       return;
     }
-    this.revealed = { value: config.signingSecret, kind: 'created' };
+    this.revealed = {
+      value: config.signingSecret,
+      standardValue: config.standardSigningSecret,
+      kind: 'created',
+    };
     // A creation answers with the full secret; the page keeps only the masked one once the reveal is gone.
-    this.config = (await this.readBack()) ?? { ...config, signingSecret: 'service_whsec_********' };
+    const { standardSigningSecret: _, ...rest } = config;
+    this.config = (await this.readBack()) ?? { ...rest, signingSecret: 'service_whsec_********' };
   }
 
-  private async onRotated(event: CustomEvent<string>): Promise<void> {
-    this.revealed = { value: event.detail, kind: 'rotated' };
+  private async onRotated(event: CustomEvent<RotatedSecret>): Promise<void> {
+    const { signingSecret, standardSigningSecret } = event.detail;
+    this.revealed = { value: signingSecret, standardValue: standardSigningSecret, kind: 'rotated' };
     const config = await this.readBack();
     if (config !== null) this.config = config;
+  }
+
+  private onSigningKeyRotated(event: CustomEvent<SigningKeyRotatedDetail>): void {
+    if (this.config) this.config = { ...this.config, signingPublicKeys: event.detail.signingPublicKeys };
   }
 
   private refreshHealth(): void {
@@ -149,6 +166,17 @@ export class EndpointViewElement extends LitElement {
                   this.revealed = null;
                 }}
               ></svc-wh-endpoint-secret>`
+          }
+          ${
+            config === null || config.signingPublicKeys.length === 0
+              ? nothing
+              : html`<svc-wh-endpoint-signing-keys
+                exportparts="card, badge"
+                .api=${this.api}
+                .config=${config}
+                .agencyId=${this.agencyId}
+                @svc-wh-signing-key-rotated=${this.onSigningKeyRotated}
+              ></svc-wh-endpoint-signing-keys>`
           }
         </div>
         <div class="column">
