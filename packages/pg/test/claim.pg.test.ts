@@ -32,6 +32,11 @@ describePg('claim under concurrency (FOR UPDATE SKIP LOCKED)', () => {
     await seedDue(pool, db.schema, 3_000);
     const pools = Array.from({ length: 4 }, () => createTestPool({ max: 5 }));
     try {
+      // Every pool opens its five connections first: otherwise, on a loaded machine, the claimer whose
+      // connection happened to open first can drain all 3,000 rows before the others are connected.
+      await Promise.all(
+        pools.flatMap((each) => Array.from({ length: 5 }, () => each.query('SELECT pg_sleep(0.05)'))),
+      );
       const queues = pools.map((each) => createPgQueue({ pool: each, schema: db.schema, notify: false }));
       const claimer = async (index: number): Promise<Claim[]> => {
         const queue = queues[index % queues.length]!;
