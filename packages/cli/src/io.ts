@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidOptionError } from '@svc/webhooks-core';
 import { PACKAGE_NAME } from './exit-codes';
+import { toTerminalJson, toTerminalText } from './terminal-text';
 
 /**
  * Where a run of the CLI reads and writes. The binary uses the process's streams; tests and hosts that
@@ -83,7 +84,30 @@ export async function readBody(source: BodySource, io: CliIo): Promise<Uint8Arra
   return io.readStdin();
 }
 
-/** Writes a value as one JSON document. */
+/**
+ * The same streams, with every write made safe for a terminal by {@link toTerminalText}. `runCli` gives
+ * commands only this one: the text they print holds a receiver's answer, an API's messages and fields,
+ * and the control characters in those must reach the user's terminal as visible text, never as commands
+ * to it. Filtering the one place output goes through covers every command and every error message,
+ * including the ones written later.
+ */
+export function terminalSafeIo(io: CliIo): CliIo {
+  return {
+    stdout: (text) => io.stdout(toTerminalText(text)),
+    stderr: (text) => io.stderr(toTerminalText(text)),
+    readStdin: () => io.readStdin(),
+    stdinIsTTY: io.stdinIsTTY,
+    stderrIsTTY: io.stderrIsTTY,
+    env: io.env,
+    cwd: io.cwd,
+  };
+}
+
+/**
+ * Writes a value as one JSON document. Control characters in its strings are JSON escapes
+ * ({@link toTerminalJson}), so the document stays valid, means the same, and passes
+ * {@link terminalSafeIo} unchanged.
+ */
 export function writeJson(io: CliIo, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout(`${toTerminalJson(value)}\n`);
 }

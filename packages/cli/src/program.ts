@@ -9,7 +9,7 @@ import { registerTestCommand } from './commands/test';
 import { registerTriggerCommand } from './commands/trigger';
 import { registerVerifyCommand } from './commands/verify';
 import { EXIT_CODES, type ExitCode, exitCodeOf } from './exit-codes';
-import { type CliIo, processIo, writeJson } from './io';
+import { type CliIo, processIo, terminalSafeIo, writeJson } from './io';
 import { CLI_VERSION } from './version';
 
 const EXIT_CODE_HELP = `
@@ -27,7 +27,8 @@ Environment: SVC_WEBHOOKS_SECRET (--secret), SVC_WEBHOOKS_API (--api), SVC_WEBHO
 /**
  * Runs `svc-webhooks` with the given arguments (without `node` and the script path) and resolves with
  * the exit code; it never exits the process itself. Results go to `io.stdout` (with `--json`, one JSON
- * document), errors and progress to `io.stderr`.
+ * document), errors and progress to `io.stderr`. Control characters in what is written (a receiver's
+ * answer, an API's message) arrive as visible escapes such as `\u001b`, never raw, except `\n` and `\t`.
  *
  * @param argv - the arguments, e.g. `['verify', 'body.json', '--header', 't=…', '--secret', '…']`
  * @param io - where to read and write; the process's streams by default
@@ -41,7 +42,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   let exitCode: ExitCode = EXIT_CODES.ok;
   const json = argv.includes('--json');
   const context: CommandContext = {
-    io,
+    // Every write, commander's help and errors included, goes through the terminal filter.
+    io: terminalSafeIo(io),
+    rawIo: io,
     json: () => json,
     exit: (code) => {
       exitCode = code;

@@ -124,7 +124,9 @@ async function follow(
   intervalMs: number,
   context: CommandContext,
 ): Promise<Recovery> {
-  const progress = createProgressReporter(context.io, { json: context.json(), label: 'replayed' });
+  // Raw streams: the bar is redrawn with `\r`, which the filtered ones would show as text. It holds only
+  // numbers and our label.
+  const progress = createProgressReporter(context.rawIo, { json: context.json(), label: 'replayed' });
   try {
     for (;;) {
       const { body } = await client.call('GET', `/recoveries/${encodeURIComponent(recoveryId)}`);
