@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { InvalidOptionError, SecretKeyUnavailableError, SecretUndecryptableError } from '../errors';
 
 /*
@@ -37,7 +44,10 @@ export interface SecretEncryptionOptions {
    * ciphertext: keep a key for as long as any secret is sealed under it.
    */
   keys: Readonly<Record<string, string | Uint8Array>>;
-  /** The id of the key that seals every secret written from now on; one of `keys`. */
+  /**
+   * The id of the key that seals every secret written from now on; one of `keys`. It is stored in
+   * clear beside each secret it seals, so it must be a name, never key material.
+   */
   primaryKeyId: string;
 }
 
@@ -132,6 +142,18 @@ function associatedData(header: string, agencyId: string): Buffer {
   return Buffer.from(`${header}${agencyId}`, 'utf8');
 }
 
+/*
+ * Option errors never repeat key material (docs/security.md, "Secrets at rest"). A key value is
+ * never echoed; a value given where a key id was expected is echoed only when it is a short id
+ * (at most ECHOED_ID_CHARS of the id alphabet): 22 base64 or 32 hex characters can already hold
+ * 16 bytes of a key, so anything longer, or outside the alphabet, is described by its length and
+ * shape instead. The same goes for the option path (`secretEncryption.keys.<id>`), which is also
+ * the error's `option` and `details`.
+ */
+const ECHOED_ID_CHARS = 21;
+const KEY_LIKE_BYTES = 16;
+const HEX_KEY_LIKE_PATTERN = /^[0-9a-f]{32,}$/i;
+
 function parseKeys(options: SecretEncryptionOptions): Map<string, KeyObject> {
   const given = (options as Partial<SecretEncryptionOptions> | null)?.keys;
   if (typeof given !== 'object' || given === null || Object.keys(given).length === 0) {
@@ -143,32 +165,41 @@ function parseKeys(options: SecretEncryptionOptions): Map<string, KeyObject> {
   }
   const keys = new Map<string, KeyObject>();
   Object.entries(given).forEach(([id, value], index) => {
-    // An id that is not a short name may be key material pasted in the wrong place: never echo it.
-    if (!KEY_ID_PATTERN.test(id)) {
-      throw new InvalidOptionError(
-        PACKAGE,
-        'secretEncryption.keys',
-        `secretEncryption.keys: the key id at position ${index + 1} is not a short name ` +
-          '(1 to 64 letters, digits, "_" or "-"); it is stored beside every ciphertext sealed under it.',
-      );
-    }
-    keys.set(id, parseKey(id, value));
+    if (!KEY_ID_PATTERN.test(id)) throw badKeyId(id, index);
+    keys.set(id, parseKey(id, index, value));
   });
   return keys;
 }
 
-function parseKey(id: string, value: unknown): KeyObject {
+function badKeyId(id: string, index: number): InvalidOptionError {
+  return new InvalidOptionError(
+    PACKAGE,
+    'secretEncryption.keys',
+    `secretEncryption.keys: the key id at position ${index + 1} (${describeGiven(id)}) is not a short name ` +
+      '(1 to 64 letters, digits, "_" or "-"); it is stored beside every ciphertext sealed under it.' +
+      (looksLikeKey(id)
+        ? ' It looks like key material: the key belongs in the value, under a short id such as "k2025".'
+        : ''),
+  );
+}
+
+function parseKey(id: string, index: number, value: unknown): KeyObject {
   const bytes = value instanceof Uint8Array ? value : typeof value === 'string' ? decodeBase64(value) : null;
   if (bytes?.length !== KEY_BYTES) {
     const got =
       bytes === null
         ? `got ${typeof value === 'string' ? 'a string that is not base64' : typeof value}`
-        : `got ${bytes.length} bytes`;
+        : `got ${bytes.length} byte${bytes.length === 1 ? '' : 's'}`;
+    const option = isEchoableId(id) ? `secretEncryption.keys.${id}` : 'secretEncryption.keys';
+    const subject = isEchoableId(id)
+      ? option
+      : `secretEncryption.keys: the key at position ${index + 1} (its id is ${describeGiven(id)})`;
     throw new InvalidOptionError(
       PACKAGE,
-      `secretEncryption.keys.${id}`,
-      `secretEncryption.keys.${id} must be a 32-byte key: a Uint8Array of 32 bytes, or a base64 string ` +
-        `of them (such as the output of \`openssl rand -base64 32\`); ${got}.`,
+      option,
+      `${subject} must be a 32-byte key: a Uint8Array of 32 bytes, or a base64 string ` +
+        `of them (such as the output of \`openssl rand -base64 32\`); ${got}.` +
+        (looksLikeKey(id) ? ' Its id looks like key material: are the id and the key swapped?' : ''),
     );
   }
   return createSecretKey(Buffer.from(bytes));
@@ -184,17 +215,91 @@ function decodeBase64(text: string): Uint8Array | null {
 }
 
 function parsePrimaryKeyId(primaryKeyId: unknown, keys: ReadonlyMap<string, KeyObject>): string {
-  if (typeof primaryKeyId === 'string' && keys.has(primaryKeyId)) return primaryKeyId;
-  const named =
-    primaryKeyId === undefined
-      ? 'none'
-      : typeof primaryKeyId === 'string' && KEY_ID_PATTERN.test(primaryKeyId)
-        ? `"${primaryKeyId}"`
-        : `a ${typeof primaryKeyId} that is not a key id`;
+  if (typeof primaryKeyId === 'string' && keys.has(primaryKeyId)) {
+    refuseKeyAsPrimaryId(primaryKeyId, keys);
+    return primaryKeyId;
+  }
   throw new InvalidOptionError(
     PACKAGE,
     'secretEncryption.primaryKeyId',
     `secretEncryption.primaryKeyId must be one of the ids in secretEncryption.keys ` +
-      `(${[...keys.keys()].map((id) => `"${id}"`).join(', ')}); got ${named}.`,
+      `(${listIds(keys)}); got ${describeGiven(primaryKeyId)}.${primaryKeyIdHint(primaryKeyId, keys)}`,
   );
+}
+
+/** What a primary key id that is not a configured id most likely is, when it looks like a key. */
+function primaryKeyIdHint(primaryKeyId: unknown, keys: ReadonlyMap<string, KeyObject>): string {
+  const named = typeof primaryKeyId === 'string' ? keyNamedBy(primaryKeyId, keys) : null;
+  if (named !== null) {
+    return ` It is the key material of ${nameKey(named, keys)}: give that key's id instead.`;
+  }
+  if (looksLikeKey(primaryKeyId)) return ' It looks like key material: give the id of a key, not the key.';
+  if ([...keys.keys()].some(looksLikeKey)) {
+    return ' A configured key id looks like key material: the key belongs in the value, under a short id.';
+  }
+  return '';
+}
+
+/*
+ * The primary's id is written in clear beside every secret it seals, so a primary whose id is
+ * key material (the key pasted as its own id, say) would put that key into every stored secret.
+ * Such an id may stay as a non-primary key: it only opens what is already sealed under it, which
+ * is the way out (a new primary with a short id, then reencryptSecrets()).
+ */
+function refuseKeyAsPrimaryId(primaryKeyId: string, keys: ReadonlyMap<string, KeyObject>): void {
+  const named = keyNamedBy(primaryKeyId, keys);
+  if (named === null) return;
+  const which = named === primaryKeyId ? 'the key itself' : `the key material of ${nameKey(named, keys)}`;
+  throw new InvalidOptionError(
+    PACKAGE,
+    'secretEncryption.primaryKeyId',
+    `secretEncryption.primaryKeyId names a key whose id (${describeGiven(primaryKeyId)}) is ${which}, ` +
+      'and the primary key id is stored in clear beside every secret it seals. Give the primary key a short ' +
+      'id such as "k2025"; the key may stay under its current id as a non-primary key, to open the secrets ' +
+      'already sealed under it until reencryptSecrets() has re-sealed them.',
+  );
+}
+
+/** True when an id may be repeated in an error: a short name that cannot hold 16 bytes of a key. */
+function isEchoableId(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= ECHOED_ID_CHARS && KEY_ID_PATTERN.test(value);
+}
+
+/** True for 16 bytes or more, or a string that encodes them (base64, base64url or hex), as key material does. */
+function looksLikeKey(value: unknown): boolean {
+  if (value instanceof Uint8Array) return value.length >= KEY_LIKE_BYTES;
+  if (typeof value !== 'string') return false;
+  return HEX_KEY_LIKE_PATTERN.test(value) || (decodeBase64(value)?.length ?? 0) >= KEY_LIKE_BYTES;
+}
+
+/** A value given where a key id was expected, in words: quoted when it is a short id, else only its shape. */
+function describeGiven(value: unknown): string {
+  if (value === undefined) return 'none';
+  if (value === null) return 'null';
+  if (isEchoableId(value)) return `"${value}"`;
+  if (typeof value === 'string') return `a ${value.length}-character string, not repeated here`;
+  if (value instanceof Uint8Array) return `a Uint8Array of ${value.length} bytes, not repeated here`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** The configured ids for an error: the short ones quoted, the others only counted. */
+function listIds(keys: ReadonlyMap<string, KeyObject>): string {
+  const ids = [...keys.keys()];
+  const shown = ids.filter(isEchoableId).map((id) => `"${id}"`);
+  const hidden = ids.length - shown.length;
+  if (hidden === 0) return shown.join(', ');
+  return [...shown, `${hidden} id${hidden === 1 ? '' : 's'} too long to repeat`].join(', ');
+}
+
+/** The id of the configured key whose bytes `text` encodes, or null (compared in constant time). */
+function keyNamedBy(text: string, keys: ReadonlyMap<string, KeyObject>): string | null {
+  const bytes = decodeBase64(text);
+  if (bytes?.length !== KEY_BYTES) return null;
+  for (const [id, key] of keys) if (timingSafeEqual(bytes, key.export())) return id;
+  return null;
+}
+
+/** A configured key in words: by its id when that may be repeated, else by its position. */
+function nameKey(id: string, keys: ReadonlyMap<string, KeyObject>): string {
+  return isEchoableId(id) ? `key "${id}"` : `the key at position ${[...keys.keys()].indexOf(id) + 1}`;
 }
