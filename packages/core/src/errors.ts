@@ -187,8 +187,9 @@ export class InvalidOptionError extends WebhookError {
 }
 
 /**
- * Too many requests of one kind for one agency (today: test sends). Nothing was
- * sent and nothing changed; try again after `retryAfterMs`.
+ * Too many requests of one kind for one agency: test sends (`testSendLimit`), or bulk
+ * recovery dry runs and starts (`recoveryLimit`). Nothing was sent, counted or started,
+ * and nothing changed; try again after `retryAfterMs`.
  */
 export class RateLimitedError extends WebhookError {
   declare readonly details: { agencyId: string; retryAfterMs: number };

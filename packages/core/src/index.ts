@@ -139,6 +139,7 @@ export type {
 } from './observability/hooks';
 export { combineHooks } from './observability/hooks';
 export type { WebhookLogger } from './observability/logger';
+export type { RecoveryLimitOptions } from './service/recovery-limit';
 export type { RetentionOptions } from './service/retention';
 export type { ReencryptSecretsOptions, ReencryptSecretsResult } from './service/secret-reencryption';
 export type {

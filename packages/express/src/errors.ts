@@ -61,7 +61,7 @@ export const apiErrorCodes = {
   rate_limited: {
     status: 429,
     summary:
-      'Too many requests of this kind for the agency (test sends); nothing was sent. Retry after the `Retry-After` header’s seconds.',
+      'Too many requests of this kind for the agency (test sends; bulk recovery dry runs and starts, which share one allowance); nothing was sent, counted or started. Retry after the `Retry-After` header’s seconds.',
   },
   internal_error: {
     status: 500,

@@ -70,7 +70,17 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Payload too large',
   415: 'Unsupported media type',
+  429: 'Too many requests',
   500: 'Internal error',
+};
+
+/** What every 429 carries: the error handler sets it from `details.retryAfterMs`. */
+const RETRY_AFTER_HEADER: Record<string, JsonSchema> = {
+  'Retry-After': {
+    description:
+      'Seconds to wait before asking again: whole seconds, at least 1 (`details.retryAfterMs`, rounded up).',
+    schema: { type: 'integer', minimum: 1 },
+  },
 };
 
 /**
@@ -339,6 +349,7 @@ function errorResponse(status: number, codes: readonly WebhookApiErrorCode[]): J
   const lines = codes.map((code) => `- \`${code}\`: ${apiErrorCodes[code].summary}`);
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}.\n\n${lines.join('\n')}`,
+    ...(status === 429 ? { headers: RETRY_AFTER_HEADER } : {}),
     content: {
       'application/json': {
         schema: {

@@ -359,7 +359,7 @@ const recoverDeliveries: ApiRoute = {
   operationId: 'recoverWebhookDeliveries',
   summary: 'Replay the failed deliveries of a time window',
   description:
-    'Bulk recovery: gives every `failed` delivery created from `since` (inclusive) to `until` (exclusive; default now), of `eventTypes` when given, one more attempt, each as a replay does. With `dryRun: true`, only counts them (200). Otherwise stores the recovery and answers 202 with its id; workers replay its deliveries in pages, within the agency’s in-flight limit, and resume it after a crash. Follow it with `GET /recoveries/{id}`. One recovery runs at a time per agency (409 `recovery_in_progress`).',
+    'Bulk recovery: gives every `failed` delivery created from `since` (inclusive) to `until` (exclusive; default now), of `eventTypes` when given, one more attempt, each as a replay does. With `dryRun: true`, only counts them (200). Otherwise stores the recovery and answers 202 with its id; workers replay its deliveries in pages, within the agency’s in-flight limit, and resume it after a crash. Follow it with `GET /recoveries/{id}`. One recovery runs at a time per agency (409 `recovery_in_progress`). `eventTypes` must be types of `GET /event-types`; any other is refused with 400 `validation_failed`, each named in `details.issues`, and nothing is counted or started. Dry runs and starts share a per-agency allowance (the service’s `recoveryLimit`, by default 5 in a burst, then one every 12 s); past it 429 `rate_limited` with `Retry-After`, and nothing is counted or started. A refused request (400) uses none of it.',
   body: recoverDeliveriesBodySchema,
   responses: [
     {
@@ -373,7 +373,7 @@ const recoverDeliveries: ApiRoute = {
       schema: recoveryDryRunSchema,
     },
   ],
-  errors: ['validation_failed', 'recovery_in_progress', ...BODY_ERROR_CODES],
+  errors: ['validation_failed', 'recovery_in_progress', 'rate_limited', ...BODY_ERROR_CODES],
   async handle(service, agencyId, req) {
     const result = await service.recoverDeliveries(agencyId, req.body as RecoverDeliveriesBody);
     return { status: 'recoveryId' in result ? 202 : 200, body: result };

@@ -180,6 +180,26 @@ describe('openApiDocument', () => {
     expect(JSON.stringify(operation.responses['404'])).toContain('config_not_found');
   });
 
+  it('documents 429 rate_limited with its Retry-After on the rate-limited operations only: test sends and bulk recovery', () => {
+    const limited = operations()
+      .filter(([, operation]) => operation.responses['429'] !== undefined)
+      .map(([name]) => name)
+      .sort();
+    expect(limited).toEqual([
+      'post /v1/agency/webhooks/config/test',
+      'post /v1/agency/webhooks/deliveries/recover',
+    ]);
+    for (const name of limited) {
+      const [, operation] = operations().find(([candidate]) => candidate === name) as [string, Operation];
+      const tooMany = operation.responses['429'] as {
+        headers?: Record<string, { schema: unknown }>;
+        content?: unknown;
+      };
+      expect(tooMany.headers?.['Retry-After']?.schema, name).toEqual({ type: 'integer', minimum: 1 });
+      expect(JSON.stringify(tooMany.content), name).toContain('rate_limited');
+    }
+  });
+
   it('describes the signature fields of the configuration and of PUT /config', () => {
     const put = openApiDocument.components.schemas.PutConfigBody as {
       properties: Record<string, unknown>;

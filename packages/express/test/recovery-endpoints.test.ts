@@ -1,6 +1,7 @@
-import type { DeliveryRecord } from '@svc/webhooks-core';
+import { createEventCatalogue, type DeliveryRecord, defineEvent } from '@svc/webhooks-core';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { checkResponsesAgainstDocument } from './documented-responses';
 import { BASE, createHarness, type Harness, TOKENS } from './router-harness';
 
@@ -142,6 +143,57 @@ describe('POST /deliveries/recover', () => {
     for (const path of paths) expect(issuePaths).toContain(path);
     expect(await h.snapshot()).toBe(before);
     expect((await recover({ since: T0 })).status, 'nothing was started').toBe(202);
+  });
+
+  it.each<[string, boolean]>([
+    ['a start', false],
+    ['a dry run', true],
+  ])(
+    '%s naming an unknown event type is 400 validation_failed naming it; nothing is stored',
+    async (_name, dryRun) => {
+      await seedOutage();
+      const before = await h.snapshot();
+      const res = await recover({ since: T0, until: T0 + DAY, eventTypes: ['no_such_event'], dryRun });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: 'validation_failed',
+        details: { issues: [{ path: 'eventTypes.0', message: 'Unknown event type "no_such_event"' }] },
+      });
+      expect(res.body.error.message).toContain('"no_such_event"');
+      expect(await h.snapshot()).toBe(before);
+      expect((await listRecoveries()).body).toEqual({ recoveries: [], nextCursor: null });
+    },
+  );
+
+  it('known and unknown event types mixed: 400 naming only the unknown ones; nothing is stored', async () => {
+    await seedOutage();
+    const res = await recover({
+      since: T0,
+      eventTypes: ['job_created', 'job_craeted', 'quote_approved', 'no_such_event'],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details.issues).toEqual([
+      { path: 'eventTypes.1', message: 'Unknown event type "job_craeted"' },
+      { path: 'eventTypes.3', message: 'Unknown event type "no_such_event"' },
+    ]);
+    expect(res.body.error.message).toContain('"job_craeted", "no_such_event"');
+    expect(res.body.error.message).not.toContain('"job_created"');
+    expect((await listRecoveries()).body.recoveries).toEqual([]);
+    expect(h.queue.enqueued).toEqual([]);
+  });
+
+  it('accepts the host’s own event types, as PUT /config does', async () => {
+    const custom = defineEvent({
+      type: 'job_fulfilment_started',
+      entityType: 'job',
+      metadata: z.strictObject({ jobId: z.string() }),
+    });
+    h = createHarness({ service: { events: createEventCatalogue([custom]) } });
+    await failedAt(T0, { eventType: 'job_fulfilment_started' });
+    const res = await recover({ since: T0, eventTypes: ['job_fulfilment_started'], dryRun: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ matched: 1 });
   });
 
   it('needs the owner or admin role', async () => {

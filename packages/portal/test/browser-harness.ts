@@ -94,6 +94,9 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
       transport: { tls: { ca: receiver.ca } },
       retry: FAST_RETRY,
       circuitBreaker: FAST_CIRCUIT,
+      // One session serves a whole suite: the recovery tests count and start far more than an agency's
+      // default allowance a minute.
+      recoveryLimit: false,
     },
     worker: { pollIntervalMs: 20, ...options.worker },
     portal: true,

@@ -42,7 +42,10 @@ export const recoverDeliveriesBodySchema = z
       .min(1)
       .max(RECOVERY_MAX_EVENT_TYPES)
       .optional()
-      .meta({ description: 'Only deliveries of these event types (duplicates are removed); default: all.' }),
+      .meta({
+        description:
+          'Only deliveries of these event types, each one the service knows (`GET /event-types`; any other is refused); duplicates are removed. Default: all.',
+      }),
     dryRun: z
       .boolean()
       .optional()

@@ -12,7 +12,14 @@ import {
   recoverDeliveriesBodySchema,
   toRecoveryView,
 } from '../delivery/recovery';
-import { RecoveryInProgressError, RecoveryNotFoundError, RecoveryNotRunningError } from '../errors';
+import {
+  RecoveryInProgressError,
+  RecoveryNotFoundError,
+  RecoveryNotRunningError,
+  type ValidationIssue,
+  WebhookValidationError,
+} from '../errors';
+import type { EventCatalogue } from '../events/event-catalogue';
 import { newId } from '../ids';
 import { parseWithSchema } from '../validation';
 import type { Engine } from './engine';
@@ -83,9 +90,36 @@ async function countFailedByPaging(engine: Engine, window: RecoveryWindow): Prom
 }
 
 /**
+ * Refuses the event types the service's catalogue does not have, every one named at
+ * its place in the request (`eventTypes.1`). The catalogue is the one PUT /config
+ * checks subscriptions against (built-in types and the host's own), so a recovery
+ * can name exactly the types a configuration can subscribe to. Without this a typo
+ * would count nothing and start a recovery of nothing, looking like success.
+ * @throws WebhookValidationError (`validation_failed`)
+ */
+function assertKnownRecoveryTypes(events: EventCatalogue, eventTypes: readonly string[] | undefined): void {
+  const issues: ValidationIssue[] = [];
+  const unknown = new Set<string>();
+  eventTypes?.forEach((type, index) => {
+    if (events.has(type)) return;
+    issues.push({ path: `eventTypes.${index}`, message: `Unknown event type "${type}"` });
+    unknown.add(type);
+  });
+  if (issues.length === 0) return;
+  const named = [...unknown].map((type) => `"${type}"`).join(', ');
+  throw new WebhookValidationError(
+    `Invalid recovery request at "${issues[0]!.path}": unknown event type${unknown.size === 1 ? '' : 's'} ${named}. ` +
+      'GET /event-types lists the event types this service knows; leave eventTypes out to recover every type.',
+    issues,
+  );
+}
+
+/**
  * POST /deliveries/recover: counts the agency's failed deliveries in the window and,
- * unless a dry run, stores a running recovery that the workers walk.
- * @throws WebhookValidationError, RecoveryInProgressError (nothing stored)
+ * unless a dry run, stores a running recovery that the workers walk. The request is
+ * checked first, so an invalid one is refused in any state and uses none of the
+ * agency's `recoveryLimit`; a valid one takes its share before any count is made.
+ * @throws WebhookValidationError, RateLimitedError, RecoveryInProgressError (nothing stored)
  */
 export async function startRecovery(
   engine: Engine,
@@ -93,7 +127,9 @@ export async function startRecovery(
   body: RecoverDeliveriesBody,
 ): Promise<RecoveryDryRun | RecoveryStarted> {
   const parsed = parseWithSchema(recoverDeliveriesBodySchema, body, 'recovery request');
+  assertKnownRecoveryTypes(engine.events, parsed.eventTypes);
   const now = engine.clock();
+  engine.takeRecovery(agencyId, now);
   const window: RecoveryWindow = {
     agencyId,
     since: parsed.since,

@@ -8,6 +8,7 @@ import type { EventCatalogue } from '../events/event-catalogue';
 import type { WebhookHooks } from '../observability/hooks';
 import type { Transport } from '../transport/transport';
 import type { UrlPolicy } from '../transport/url-policy';
+import type { RecoveryLimiter } from './recovery-limit';
 import type { RetentionSettings } from './retention';
 import type { TestSendLimiter } from './test-send-limit';
 
@@ -34,6 +35,8 @@ export interface Engine {
   maxPayloadBytes: number;
   /** Takes one test send of the agency's allowance or throws RateLimitedError. */
   takeTestSend: TestSendLimiter;
+  /** Takes one bulk recovery request (dry run or start) of the agency's allowance or throws RateLimitedError. */
+  takeRecovery: RecoveryLimiter;
   hooks: WebhookHooks;
   /** Called when this service stores a bulk recovery, so this process's workers walk it at once. */
   recoveryListeners: Set<() => void>;

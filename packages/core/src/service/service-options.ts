@@ -9,6 +9,7 @@ import type { WebhookHooks } from '../observability/hooks';
 import type { WebhookLogger } from '../observability/logger';
 import type { TransportOptions } from '../transport/transport';
 import type { UrlPolicyOptions } from '../transport/url-policy';
+import type { RecoveryLimitOptions } from './recovery-limit';
 import type { RetentionOptions } from './retention';
 import type { TestSendLimitOptions } from './test-send-limit';
 
@@ -76,6 +77,18 @@ export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCat
    * @default { max: 10, perMs: 60_000 }
    */
   testSendLimit?: TestSendLimitOptions | false;
+  /**
+   * Per-agency limit on {@link WebhookService.recoverDeliveries}, dry runs and starts
+   * drawing on one allowance (a token bucket in this process). Past it the call throws
+   * `RateLimitedError` (HTTP 429 with `Retry-After` through the router) and counts,
+   * stores and starts nothing. A request refused as invalid (`validation_failed`) uses
+   * none of it. `false` turns it off.
+   * @default { max: 5, perMs: 60_000 } (five in a burst, then one every 12 s)
+   * @throws InvalidOptionError when `max` or `perMs` is not a positive integer
+   * @example
+   * createWebhookService({ store, queue, recoveryLimit: { max: 10, perMs: 60_000 } })
+   */
+  recoveryLimit?: RecoveryLimitOptions | false;
   /**
    * Ages after which workers delete finished deliveries (and their attempts); pending ones never.
    * `false` keeps everything. Left at the default, a store without `capabilities.purge` keeps everything.

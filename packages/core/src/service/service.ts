@@ -58,6 +58,7 @@ import { replayDelivery, requireDelivery } from './delivery-access';
 import { getEndpointHealth, upsertConfigResettingHealth } from './endpoint-health-access';
 import { attachEngine, type Engine } from './engine';
 import { decodeListCursor, toListPage } from './list-cursor';
+import { createRecoveryLimiter } from './recovery-limit';
 import { resolveRetention } from './retention';
 import { sealSecretsAtRest } from './sealed-secret-store';
 import {
@@ -165,7 +166,12 @@ export interface WebhookService<TEvents extends EventCatalogue = EventCatalogue>
    * `since` (inclusive) to `until` (exclusive, default now), of `eventTypes` when given.
    * A dry run only counts them. Otherwise the recovery is stored and this process's and
    * every other worker walks it (durable: a crashed worker's walk is taken over).
-   * @throws WebhookValidationError, RecoveryInProgressError (`recovery_in_progress`: one runs per agency)
+   * `eventTypes` must be types the service's catalogue has (built-in or registered), the
+   * ones `putConfig` accepts as subscriptions. Dry runs and starts draw on the agency's
+   * `recoveryLimit`; a request refused as invalid uses none of it. Nothing is stored when it throws.
+   * @throws WebhookValidationError (`validation_failed`: a malformed body, or event types the
+   *   catalogue does not have, each named in `details.issues`), RateLimitedError (`rate_limited`:
+   *   past `recoveryLimit`), RecoveryInProgressError (`recovery_in_progress`: one runs per agency)
    */
   recoverDeliveries(
     agencyId: string,
@@ -238,6 +244,7 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
       DEFAULT_MAX_PAYLOAD_BYTES,
     ),
     takeTestSend: createTestSendLimiter(options.testSendLimit),
+    takeRecovery: createRecoveryLimiter(options.recoveryLimit),
     hooks: options.logger
       ? combineHooks(options.hooks, createLoggingHooks(options.logger))
       : (options.hooks ?? {}),
