@@ -12,7 +12,8 @@ export function createRetainingWebhooks(store: WebhookStore, queue: DeliveryQueu
   const webhooks = createWebhookService({
     store,
     queue,
-    // A success is kept 30 days, a failure 90, both counted from the delivery's `createdAt`.
+    // A success is kept 30 days, a failure 90, both counted from the delivery's `createdAt`;
+    // a finished bulk recovery as long as a failure, counted from its `completedAt`.
     retention: { successMs: 30 * DAY_MS, failedMs: 90 * DAY_MS },
   });
   // A round every `purgeEveryMs` (default a minute), at most 500 deliveries per store call.

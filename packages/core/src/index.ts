@@ -26,6 +26,7 @@ export type {
   ListConfigsOptions,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
+  PurgeRecoveriesOptions,
   RecoveryListOptions,
   RecoveryPageOptions,
   RecoveryPageReplay,

@@ -1,12 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PurgeDeliveriesOptions, WebhookStore } from '../src/adapters/store';
+import type { PurgeDeliveriesOptions, PurgeRecoveriesOptions, WebhookStore } from '../src/adapters/store';
 import type { DeliveryRecord, DeliveryStatus } from '../src/delivery/delivery';
 import { InvalidOptionError } from '../src/errors';
 import { createMemoryQueue } from '../src/memory/memory-queue';
 import { createMemoryStore } from '../src/memory/memory-store';
 import { combineHooks, type WebhookPurgeEvent, type WorkerErrorStage } from '../src/observability/hooks';
 import { createLoggingHooks } from '../src/observability/logger';
-import { createWebhookService, type WebhookServiceOptions } from '../src/service/service';
+import {
+  createWebhookService,
+  type WebhookService,
+  type WebhookServiceOptions,
+} from '../src/service/service';
 import { makeDeliveryRecord } from '../src/testing/delivery-record-builder';
 import { createWorker, type WebhookWorker, type WorkerOptions } from '../src/worker/worker';
 
@@ -53,7 +57,7 @@ function setup(options: Partial<WebhookServiceOptions> = {}, store: WebhookStore
     await worker.start();
     return worker;
   };
-  return { store, clock, purges, errors, start };
+  return { webhooks, store, clock, purges, errors, start };
 }
 
 /** A delivery created `daysAgo` days before T0, left in `status` with one recorded attempt when finished. */
@@ -94,6 +98,10 @@ async function aged(store: WebhookStore, status: DeliveryStatus, daysAgo: number
 
 async function exists(store: WebhookStore, record: DeliveryRecord): Promise<boolean> {
   return (await store.getDelivery(record.id)) !== null;
+}
+
+async function recoveryExists(store: WebhookStore, recoveryId: string): Promise<boolean> {
+  return (await store.getRecovery(recoveryId)) !== null;
 }
 
 /** Waits a few purge intervals: long enough for rounds to run, had they anything to do. */
@@ -174,7 +182,8 @@ describe('the worker’s retention purge (default retention: success 30 days, fa
     expect(calls, 'the first round waits one interval').toEqual([]);
     await start({ retentionPurge: { intervalMs: 10, batchSize: 2 } });
     await expect.poll(() => purges.length).toBeGreaterThan(0);
-    expect(purges[0]).toMatchObject({ success: 5, failed: 2, batches: 5 });
+    // Five calls for the deliveries, then one for the recoveries (none to delete).
+    expect(purges[0]).toMatchObject({ success: 5, failed: 2, recoveries: 0, batches: 6 });
     const successCutoff = T0 - 30 * DAY_MS;
     const failedCutoff = T0 - 90 * DAY_MS;
     expect(calls.slice(0, 5)).toEqual([
@@ -223,6 +232,92 @@ describe('the worker’s retention purge (default retention: success 30 days, fa
     await start();
     await expect.poll(() => calls).toBeGreaterThanOrEqual(2);
     expect(errors[0]).toMatchObject({ stage: 'retention', error: { message: 'store down' } });
+  });
+});
+
+describe('the worker’s retention purge of bulk recoveries (failedMs after they finished)', () => {
+  /** A recovery of `agencyId` started through the service at the clock's time; its id. */
+  async function started(webhooks: WebhookService, agencyId: string): Promise<string> {
+    return (await webhooks.recoverDeliveries(agencyId, { since: 0 })).recoveryId;
+  }
+
+  it('deletes completed and cancelled recoveries 90 days after they finished, never a running one', async () => {
+    // No walker: the running recovery stays running, as one a worker holds would.
+    const { webhooks, store, clock, purges, start } = setup();
+    clock.now = T0 - 100 * DAY_MS;
+    const cancelled = await started(webhooks, 'agency-a');
+    await webhooks.cancelRecovery('agency-a', cancelled);
+    const completed = await started(webhooks, 'agency-b');
+    // Completed the way the walker completes one.
+    await store.updateRecovery(completed, 1, { status: 'completed', completedAt: clock.now });
+    const running = await started(webhooks, 'agency-c');
+    clock.now = T0 - 80 * DAY_MS;
+    const youngCancelled = await started(webhooks, 'agency-a');
+    await webhooks.cancelRecovery('agency-a', youngCancelled);
+    clock.now = T0;
+    await start({ bulkRecovery: false });
+
+    await expect.poll(() => recoveryExists(store, cancelled)).toBe(false);
+    await expect.poll(() => recoveryExists(store, completed)).toBe(false);
+    expect(purges[0]).toMatchObject({ success: 0, failed: 0, recoveries: 2 });
+    await severalRounds();
+    expect((await webhooks.getRecovery('agency-c', running)).status, 'running, 100 days old').toBe('running');
+    expect((await webhooks.listRecoveries('agency-a')).recoveries.map((recovery) => recovery.id)).toEqual([
+      youngCancelled,
+    ]);
+
+    clock.now += 11 * DAY_MS;
+    await expect
+      .poll(() => recoveryExists(store, youngCancelled), { message: 'finished 91 days ago' })
+      .toBe(false);
+    expect(await recoveryExists(store, running)).toBe(true);
+  });
+
+  it('follows the service’s failedMs, and calls the store with the same batch size as deliveries', async () => {
+    const memory = createMemoryStore();
+    const calls: PurgeRecoveriesOptions[] = [];
+    const store = overriding(memory, {
+      purgeRecoveries: (options) => {
+        calls.push(options);
+        return memory.purgeRecoveries!(options);
+      },
+    });
+    const { webhooks, clock, purges, start } = setup(
+      { retention: { successMs: DAY_MS, failedMs: 2 * DAY_MS } },
+      store,
+    );
+    const ids: string[] = [];
+    for (const agencyId of ['agency-a', 'agency-b', 'agency-c']) {
+      clock.now = T0 - 3 * DAY_MS;
+      const id = await started(webhooks, agencyId);
+      await webhooks.cancelRecovery(agencyId, id);
+      ids.push(id);
+    }
+    clock.now = T0;
+    await start({ bulkRecovery: false });
+    await expect.poll(() => purges.length).toBeGreaterThan(0);
+    expect(purges[0]).toMatchObject({ recoveries: 3 });
+    expect(calls.slice(0, 2)).toEqual([
+      { olderThan: T0 - 2 * DAY_MS, limit: FAST.batchSize },
+      { olderThan: T0 - 2 * DAY_MS, limit: FAST.batchSize },
+    ]);
+    for (const id of ids) expect(await recoveryExists(memory, id)).toBe(false);
+  });
+
+  it('keeps recoveries, and still purges deliveries, with a store that has no purgeRecoveries', async () => {
+    const { webhooks, store, clock, start, errors } = setup(
+      {},
+      overriding(createMemoryStore(), { purgeRecoveries: undefined }),
+    );
+    clock.now = T0 - 365 * DAY_MS;
+    const id = await started(webhooks, 'agency-a');
+    await webhooks.cancelRecovery('agency-a', id);
+    clock.now = T0;
+    const record = await aged(store, 'success', 365);
+    await start({ bulkRecovery: false });
+    await expect.poll(() => exists(store, record)).toBe(false);
+    expect(await recoveryExists(store, id)).toBe(true);
+    expect(errors).toEqual([]);
   });
 });
 
@@ -295,7 +390,7 @@ describe('retention in the observability hooks', () => {
     const logger = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
     const seen: WebhookPurgeEvent[] = [];
     const hooks = combineHooks({ onPurge: (event) => seen.push(event) }, createLoggingHooks(logger));
-    const event = { success: 500, failed: 3, batches: 3, durationMs: 41.5 };
+    const event = { success: 500, failed: 3, recoveries: 2, batches: 4, durationMs: 41.5 };
     hooks.onPurge?.(event);
     expect(seen).toEqual([event]);
     expect(lines).toEqual([

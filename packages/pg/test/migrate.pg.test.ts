@@ -179,7 +179,7 @@ describePg('migrate({ pool, schema })', () => {
     try {
       const results = await Promise.all(pools.map((each) => migrate({ pool: each, schema })));
       const applied = results.flatMap((result) => result.applied.map((step) => step.version));
-      expect(applied.sort()).toEqual(MIGRATIONS.map((migration) => migration.version));
+      expect(applied.sort((a, b) => a - b)).toEqual(MIGRATIONS.map((migration) => migration.version));
       expect(results.every((result) => result.toVersion === SCHEMA_VERSION)).toBe(true);
     } finally {
       await Promise.all(pools.map((each) => each.end()));

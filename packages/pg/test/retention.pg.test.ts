@@ -101,8 +101,8 @@ describePg('retention on PostgreSQL', () => {
     await expect.poll(() => purges.length, { timeout: 20_000 }).toBeGreaterThan(0);
     expect(purges[0]).toMatchObject({ success: OLD_SUCCESS, failed: OLD_FAILED });
     expect(Math.max(...deletes), 'no DELETE larger than a batch').toBe(BATCH);
-    // 6 full + 1 empty for successes, 1 full + 1 short for failures.
-    expect(purges[0]?.batches).toBe(OLD_SUCCESS / BATCH + 1 + Math.ceil(OLD_FAILED / BATCH));
+    // 6 full + 1 empty for successes, 1 full + 1 short for failures, 1 empty for recoveries.
+    expect(purges[0]?.batches).toBe(OLD_SUCCESS / BATCH + 1 + Math.ceil(OLD_FAILED / BATCH) + 1);
     expect(await counts()).toEqual({ failed: 500, pending: 500, attempts: 500 });
   });
 

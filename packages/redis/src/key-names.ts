@@ -177,3 +177,19 @@ export function recoveryListKey(base: string, agencyId: string): string {
 export function runningRecoveriesKey(base: string): string {
   return `${base}rc-running`;
 }
+
+/**
+ * ZSET recoveryId → completedAt of every finished recovery (completed or cancelled)
+ * that has a `completedAt`: what `purgeRecoveries` reads, oldest finish first.
+ */
+export function finishedRecoveriesKey(base: string): string {
+  return `${base}rc-finished`;
+}
+
+/**
+ * STRING, set once `rc-finished` holds every finished recovery: the first
+ * `purgeRecoveries` adds those finished under releases before the set existed, then sets it.
+ */
+export function finishedRecoveriesIndexedKey(base: string): string {
+  return `${base}rc-finished-indexed`;
+}

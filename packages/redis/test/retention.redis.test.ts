@@ -1,5 +1,5 @@
-import type { DeliveryRecord } from '@svc/webhooks-core';
-import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
+import type { DeliveryRecord, RecoveryRecord } from '@svc/webhooks-core';
+import { makeDeliveryRecord, makeRecoveryRecord } from '@svc/webhooks-core/testing';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createRedisStore, type RedisWebhookStore } from '../src/index';
@@ -118,3 +118,78 @@ describeRedis('Redis retention: per-status finished sets, and the mixed set of e
     await retained.close();
   });
 });
+
+describeRedis(
+  'Redis retention of bulk recoveries: the finished set, and recoveries finished before it',
+  () => {
+    let redis: Redis;
+    let prefix: string;
+    let store: RedisWebhookStore;
+
+    useTestRedis('recovery-retention', (client, fresh) => {
+      redis = client;
+      // A bracket in the prefix: the SCAN pattern must escape it, or `[x]` would match a plain `x`.
+      prefix = `${fresh}[x]:`;
+    });
+    beforeEach(() => {
+      store = createRedisStore({ redis, prefix });
+    });
+    afterEach(() => store.close());
+
+    const finishedSet = () => `${store.keys.base}rc-finished`;
+    const indexedFlag = () => `${store.keys.base}rc-finished-indexed`;
+
+    /** A recovery of `agencyId` stored running, then finished at `completedAt` unless null. */
+    async function recovery(agencyId: string, completedAt: number | null): Promise<RecoveryRecord> {
+      const record = makeRecoveryRecord({ agencyId });
+      await store.createRecovery(record);
+      if (completedAt === null) return record;
+      const status = completedAt % 2 === 0 ? 'completed' : 'cancelled';
+      return (await store.updateRecovery(record.id, 1, { status, completedAt })) as RecoveryRecord;
+    }
+
+    it('files a recovery in the finished set by completedAt when it finishes, never while it runs', async () => {
+      const running = await recovery('agency-a', null);
+      await store.updateRecovery(running.id, 1, { replayed: 10, cursorId: 'dlv-1', leaseUntil: T0 });
+      expect(await redis.zcard(finishedSet()), 'a running recovery, walked').toBe(0);
+      const done = await store.updateRecovery(running.id, 2, { status: 'cancelled', completedAt: T0 - DAY });
+      expect(await redis.zrange(finishedSet(), 0, -1, 'WITHSCORES')).toEqual([running.id, String(T0 - DAY)]);
+      // A walker closing the cancelled recovery's open page writes it again: it stays filed.
+      await store.updateRecovery(running.id, done!.version, { replayed: 20, pageEndId: null });
+      expect(await redis.zscore(finishedSet(), running.id)).toBe(String(T0 - DAY));
+      expect(await store.purgeRecoveries({ olderThan: T0, limit: 10 })).toBe(1);
+      expect(await redis.exists(`${store.keys.base}rc:${running.id}`)).toBe(0);
+      expect(
+        await redis.zcard(`${store.keys.base}rc-list:agency-a`),
+        'the agency list entry goes with it',
+      ).toBe(0);
+      expect(await redis.zcard(finishedSet())).toBe(0);
+    });
+
+    it('the first purge files recoveries finished under earlier releases, then purges them like the others', async () => {
+      const old = [await recovery('agency-a', T0 - 40 * DAY), await recovery('agency-b', T0 - 30 * DAY - 1)];
+      const young = await recovery('agency-a', T0 - DAY);
+      const running = await recovery('agency-c', null);
+      // As a release before the finished set left them: hashes and lists, no set, no flag.
+      await redis.del(finishedSet(), indexedFlag());
+      const lookalike = `${prefix.replace('[x]', 'x')}{store}:rc:rcv-lookalike`;
+      await redis.hset(lookalike, { id: 'rcv-lookalike', status: 'completed', completedAt: '1' });
+
+      const upgraded = createRedisStore({ redis, prefix });
+      expect(await upgraded.purgeRecoveries({ olderThan: T0 - 30 * DAY, limit: 10 })).toBe(2);
+      expect(await redis.get(indexedFlag()), 'the flag').toBe('1');
+      for (const record of old) expect(await upgraded.getRecovery(record.id)).toBeNull();
+      expect(await upgraded.getRecovery(young.id)).toEqual(young);
+      expect(await upgraded.getRecovery(running.id)).toEqual(running);
+      expect(await redis.zrange(finishedSet(), 0, -1), 'only the young one is left filed').toEqual([
+        young.id,
+      ]);
+      expect((await upgraded.listRecoveries('agency-a', { limit: 10 })).map((record) => record.id)).toEqual([
+        young.id,
+      ]);
+      expect(await redis.exists(lookalike), 'another prefix’s key is not ours').toBe(1);
+      await redis.del(lookalike);
+      await upgraded.close();
+    });
+  },
+);

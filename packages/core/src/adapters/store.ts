@@ -159,11 +159,22 @@ export interface PurgeDeliveriesOptions {
   status?: 'success' | 'failed';
 }
 
+/** What {@link WebhookStore.purgeRecoveries} deletes. */
+export interface PurgeRecoveriesOptions {
+  /** Only recoveries whose `completedAt` is strictly before this time (epoch ms). */
+  olderThan: number;
+  /** Most recoveries one call deletes (≥ 1): callers drain a backlog in several calls. */
+  limit: number;
+}
+
 /** Optional behaviours, declared rather than guessed from which methods exist. */
 export interface StoreCapabilities {
   /** `insertDelivery` honours `options.transaction`. */
   transactions: boolean;
-  /** `purgeDeliveries` is implemented. */
+  /**
+   * `purgeDeliveries` is implemented, and `purgeRecoveries` too unless the store was
+   * written before it (see {@link WebhookStore.purgeRecoveries}).
+   */
   purge: boolean;
 }
 
@@ -320,6 +331,22 @@ export interface WebhookStore {
    * when `capabilities.purge` is true.
    */
   purgeDeliveries?(options: PurgeDeliveriesOptions): Promise<number>;
+
+  /**
+   * Deletes up to `limit` finished bulk recoveries (every status but `running`:
+   * `completed` and `cancelled`), of every agency, whose `completedAt` is before
+   * `olderThan`; never a running one, however old it is, and never one without a
+   * `completedAt`. A deleted recovery is gone from `getRecovery`, `listRecoveries`
+   * and every index the store keeps of it; the deliveries it replayed are untouched.
+   * Returns how many were deleted: fewer than `limit` means none is left. Safe to
+   * run from many workers at once (each record is deleted by one of them). Present
+   * when `capabilities.purge` is true.
+   *
+   * @remarks Optional even then, so a store written before it keeps working: without
+   * it the worker's retention round purges deliveries only and keeps every recovery,
+   * as earlier releases did.
+   */
+  purgeRecoveries?(options: PurgeRecoveriesOptions): Promise<number>;
 
   /** The agency's circuit breaker, or null when it has never been written. */
   getCircuit(agencyId: string): Promise<CircuitRecord | null>;

@@ -5,6 +5,7 @@ import type {
   ListConfigsOptions,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
+  PurgeRecoveriesOptions,
   RecoveryListOptions,
   RecoveryPageOptions,
   RecoveryPageReplay,
@@ -55,7 +56,8 @@ interface AgencyDeliveries {
  * walk (writes stay cheap because a status change moves nothing). `listDuePending` looks only at pending records.
  * A purge takes the oldest finished records of each status from a per-status heap
  * (memory/finished-index.ts), never walking pending or younger ones. A delivery's
- * attempt history lives on its stored record, so a purge drops both.
+ * attempt history lives on its stored record, so a purge drops both. A purge of
+ * recoveries scans the few the process holds (memory/recovery-table.ts).
  * Passing `options.transaction` throws a `WebhookError` with code
  * `transactions_unsupported`.
  *
@@ -215,6 +217,10 @@ class MemoryWebhookStore implements WebhookStore {
 
   async listRecoveries(agencyId: string, options: RecoveryListOptions): Promise<RecoveryRecord[]> {
     return this.#recoveries.list(agencyId, options);
+  }
+
+  async purgeRecoveries(options: PurgeRecoveriesOptions): Promise<number> {
+    return this.#recoveries.purgeFinished(options);
   }
 
   async insertDelivery(

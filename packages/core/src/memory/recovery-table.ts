@@ -1,4 +1,4 @@
-import type { RecoveryListOptions } from '../adapters/store';
+import type { PurgeRecoveriesOptions, RecoveryListOptions } from '../adapters/store';
 import { applyRecoveryUpdate, type RecoveryRecord, type RecoveryUpdate } from '../delivery/recovery';
 import { compareCodePoints } from './code-point-order';
 
@@ -58,6 +58,36 @@ export class MemoryRecoveryTable {
     }
     running.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return running.slice(0, limit).map(copyRecovery);
+  }
+
+  /**
+   * Deletes up to `limit` finished recoveries whose `completedAt` is before `olderThan`,
+   * the oldest finished first, from the records and their agency's list. A scan of every
+   * recovery: one runs at a time per agency and starts are rate limited (`recoveryLimit`:
+   * one every 12 s by default), so a process holds few, and a heap kept up to date on
+   * every update would cost more code than the scan costs time.
+   */
+  purgeFinished({ olderThan, limit }: PurgeRecoveriesOptions): number {
+    const expired: RecoveryRecord[] = [];
+    for (const record of this.#recoveries.values()) {
+      if (record.status !== 'running' && record.completedAt !== null && record.completedAt < olderThan) {
+        expired.push(record);
+      }
+    }
+    expired.sort((a, b) => (a.completedAt as number) - (b.completedAt as number));
+    const taken = expired.slice(0, Math.max(0, limit));
+    const removedByAgency = new Map<string, Set<string>>();
+    for (const record of taken) {
+      this.#recoveries.delete(record.id);
+      const ids = removedByAgency.get(record.agencyId) ?? new Set<string>();
+      removedByAgency.set(record.agencyId, ids.add(record.id));
+    }
+    for (const [agencyId, removed] of removedByAgency) {
+      const kept = (this.#byAgency.get(agencyId) ?? []).filter((id) => !removed.has(id));
+      if (kept.length > 0) this.#byAgency.set(agencyId, kept);
+      else this.#byAgency.delete(agencyId);
+    }
+    return taken.length;
   }
 }
 

@@ -12,6 +12,8 @@ export interface WebhookPurgeEvent {
   success: number;
   /** `failed` deliveries (with their attempts) this round deleted. */
   failed: number;
+  /** Finished bulk recoveries (`completed` or `cancelled`) this round deleted. */
+  recoveries: number;
   /** Store calls it took, each deleting at most the worker's `retentionPurge.batchSize`. */
   batches: number;
   /** Wall time of the round in ms, pauses between batches included. */
@@ -100,8 +102,8 @@ export interface WebhookHooks {
    */
   onEndpointDisabled?(event: WebhookEndpointDisabledEvent): void;
   /**
-   * A worker's retention round deleted old finished deliveries (rounds that found
-   * nothing to delete are not reported). With several workers, each reports its own share.
+   * A worker's retention round deleted old finished deliveries or bulk recoveries
+   * (rounds that found nothing to delete are not reported). With several workers, each reports its own share.
    */
   onPurge?(event: WebhookPurgeEvent): void;
   /** A store or queue call failed inside the worker; the affected work is retried after its lease expires. */

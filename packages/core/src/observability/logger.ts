@@ -79,8 +79,11 @@ export function createLoggingHooks(logger: WebhookLogger): WebhookHooks {
           ? 'webhook endpoint disabled: the receiver answered 410 Gone; the agency must enable it again to resume'
           : 'webhook endpoint disabled: every attempt failed for too long; the agency must fix it and enable it again',
       ),
-    onPurge: ({ success, failed, batches, durationMs }) =>
-      log.info({ success, failed, batches, durationMs }, 'webhook retention deleted old deliveries'),
+    onPurge: ({ success, failed, recoveries, batches, durationMs }) =>
+      log.info(
+        { success, failed, recoveries, batches, durationMs },
+        'webhook retention deleted old deliveries',
+      ),
     onError: (error, context) =>
       log.error(workerErrorFields(error, context), 'webhook worker: a store or queue call failed'),
   };

@@ -5,7 +5,9 @@ import { positiveIntegerOption } from '../validation';
 /**
  * How long finished deliveries are kept, in ms since their `createdAt`; the
  * worker deletes older ones, with their attempt histories. Pending deliveries
- * are never deleted, however old.
+ * are never deleted, however old. Finished bulk recoveries (`completed` or
+ * `cancelled`) follow `failedMs`, counted from their `completedAt`; a running
+ * one is never deleted.
  */
 export interface RetentionOptions {
   /**
@@ -15,7 +17,10 @@ export interface RetentionOptions {
   successMs?: number;
   /**
    * Age after which a `failed` delivery is deleted: longer by default, since a
-   * failed one may still be looked at or replayed.
+   * failed one may still be looked at or replayed. Also how long a finished bulk
+   * recovery (`completed` or `cancelled`) is kept after its `completedAt`: a
+   * recovery is the record of failed deliveries being replayed, so it goes on
+   * their clock rather than an age of its own.
    * @default 7_776_000_000 (90 days)
    */
   failedMs?: number;

@@ -56,13 +56,14 @@ export function sealSecretsAtRest(store: WebhookStore, cipher: SecretCipher): We
     listRunningRecoveries: (limit) => store.listRunningRecoveries(limit),
     listRecoveries: (agencyId, options) => store.listRecoveries(agencyId, options),
   };
-  const { countDeliveries, replayRecoveryPage, purgeDeliveries, close } = store;
+  const { countDeliveries, replayRecoveryPage, purgeDeliveries, purgeRecoveries, close } = store;
   // Forwarded only when present: core falls back to paging for a store without it.
   if (countDeliveries)
     sealed.countDeliveries = (agencyId, filter) => countDeliveries.call(store, agencyId, filter);
   if (replayRecoveryPage)
     sealed.replayRecoveryPage = (recovery, page) => replayRecoveryPage.call(store, recovery, page);
   if (purgeDeliveries) sealed.purgeDeliveries = (options) => purgeDeliveries.call(store, options);
+  if (purgeRecoveries) sealed.purgeRecoveries = (options) => purgeRecoveries.call(store, options);
   if (close) sealed.close = () => close.call(store);
   return sealed;
 }

@@ -91,9 +91,13 @@ export interface WebhookServiceOptions<TEvents extends EventCatalogue = EventCat
   recoveryLimit?: RecoveryLimitOptions | false;
   /**
    * Ages after which workers delete finished deliveries (and their attempts); pending ones never.
-   * `false` keeps everything. Left at the default, a store without `capabilities.purge` keeps everything.
+   * Finished bulk recoveries (`completed`, `cancelled`) go `failedMs` after their `completedAt`;
+   * running ones never. `false` keeps everything. Left at the default, a store without
+   * `capabilities.purge` keeps everything.
    * @default { successMs: 2_592_000_000, failedMs: 7_776_000_000 } (30 and 90 days)
    * @throws InvalidOptionError when given for a store without `capabilities.purge`
+   * @example
+   * createWebhookService({ store, queue, retention: { successMs: 7 * 86_400_000, failedMs: 30 * 86_400_000 } })
    */
   retention?: RetentionOptions | false;
   /**

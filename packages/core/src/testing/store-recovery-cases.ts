@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import type { WebhookStore } from '../adapters/store';
+import { describe, expect, it, type TestContext } from 'vitest';
+import type { PurgeRecoveriesOptions, WebhookStore } from '../adapters/store';
 import { newRecoveryRecord, type RecoveryRecord } from '../delivery/recovery';
 import { BASE_TIME } from './delivery-record-builder';
+
+const DAY_MS = 86_400_000;
 
 let sequence = 0;
 
@@ -183,6 +185,116 @@ export function describeRecoveryCases(store: () => WebhookStore): void {
       stored.eventTypes?.push('job_cancelled');
       stored.replayed = 1_000;
       expect(await store().getRecovery(record.id)).toEqual(record);
+    });
+  });
+
+  describeRecoveryPurgeCases(store);
+}
+
+/** The store's purge of recoveries, or a skip (with a note) when it declares none. */
+function recoveryPurger(store: WebhookStore, context: TestContext) {
+  context.skip(!store.capabilities.purge, 'capabilities.purge is false');
+  context.skip(
+    !store.purgeRecoveries,
+    'the store has no purgeRecoveries (written before it: the worker keeps its recoveries)',
+  );
+  return (options: PurgeRecoveriesOptions) => store.purgeRecoveries?.(options) as Promise<number>;
+}
+
+/** Stores a recovery and finishes it the way the walker or a cancel does; returns it as stored. */
+async function finished(
+  store: WebhookStore,
+  status: 'completed' | 'cancelled',
+  completedAt: number,
+  overrides: Partial<RecoveryRecord> = {},
+): Promise<RecoveryRecord> {
+  const record = recovery(overrides);
+  await store.createRecovery(record);
+  const done = await store.updateRecovery(record.id, record.version, { status, completedAt });
+  if (!done) throw new Error(`could not finish ${record.id}`);
+  return done;
+}
+
+async function listedIds(store: WebhookStore, agencyId: string): Promise<string[]> {
+  return (await store.listRecoveries(agencyId, { limit: 100 })).map((record) => record.id);
+}
+
+/** Retention of recoveries: `purgeRecoveries`, on the finish time, never a running one. */
+function describeRecoveryPurgeCases(store: () => WebhookStore): void {
+  describe('purgeRecoveries', () => {
+    it('deletes completed and cancelled recoveries finished before olderThan, of every agency, never a running one, and returns the count', async (context) => {
+      const purge = recoveryPurger(store(), context);
+      const oldCompleted = await finished(store(), 'completed', BASE_TIME - 10 * DAY_MS);
+      // Started long ago, finished at the cutoff: its age counts from `completedAt`, so it stays.
+      const atCutoff = await finished(store(), 'completed', BASE_TIME, {
+        createdAt: BASE_TIME - 200 * DAY_MS,
+      });
+      const running = recovery({ createdAt: BASE_TIME - 400 * DAY_MS });
+      await store().createRecovery(running);
+      const oldCancelled = await finished(store(), 'cancelled', BASE_TIME - 1, { agencyId: 'agency-b' });
+      const youngCancelled = await finished(store(), 'cancelled', BASE_TIME + DAY_MS, {
+        agencyId: 'agency-c',
+      });
+      const oldRunning = recovery({ agencyId: 'agency-d', createdAt: BASE_TIME - 400 * DAY_MS });
+      await store().createRecovery(oldRunning);
+
+      expect(await purge({ olderThan: BASE_TIME, limit: 100 }), 'deleted count').toBe(2);
+      for (const gone of [oldCompleted, oldCancelled]) {
+        expect(await store().getRecovery(gone.id), `${gone.status}, finished before the cutoff`).toBeNull();
+      }
+      for (const kept of [atCutoff, youngCancelled]) expect(await store().getRecovery(kept.id)).toEqual(kept);
+      expect(await store().getRecovery(oldRunning.id), 'running, 400 days old').toEqual(oldRunning);
+      expect(await listedIds(store(), 'agency-a'), 'agency-a, newest first').toEqual([
+        running.id,
+        atCutoff.id,
+      ]);
+      expect(await listedIds(store(), 'agency-b'), 'agency-b had only the old one').toEqual([]);
+      expect(await listedIds(store(), 'agency-c')).toEqual([youngCancelled.id]);
+      expect((await store().listRunningRecoveries(10)).map((record) => record.id).sort()).toEqual(
+        [running.id, oldRunning.id].sort(),
+      );
+      expect(await purge({ olderThan: BASE_TIME, limit: 100 }), 'nothing old is left').toBe(0);
+    });
+
+    it('keeps what a purge leaves working: one running recovery per agency, and new ones listed', async (context) => {
+      const purge = recoveryPurger(store(), context);
+      await finished(store(), 'completed', BASE_TIME - DAY_MS);
+      const running = recovery();
+      await store().createRecovery(running);
+      expect(await purge({ olderThan: BASE_TIME, limit: 100 })).toBe(1);
+      const second = await store().createRecovery(recovery());
+      expect(second, 'the running one is still the agency’s').toEqual({ recovery: running, created: false });
+      await finished(store(), 'cancelled', BASE_TIME - DAY_MS, { agencyId: 'agency-b' });
+      expect(await purge({ olderThan: BASE_TIME, limit: 100 })).toBe(1);
+      const fresh = recovery({ agencyId: 'agency-b' });
+      expect((await store().createRecovery(fresh)).created).toBe(true);
+      expect(await listedIds(store(), 'agency-b')).toEqual([fresh.id]);
+    });
+
+    it('deletes at most `limit` per call; repeated calls finish the job', async (context) => {
+      const purge = recoveryPurger(store(), context);
+      for (let index = 0; index < 5; index++) {
+        await finished(store(), index % 2 ? 'cancelled' : 'completed', BASE_TIME - DAY_MS + index, {
+          agencyId: `agency-${index}`,
+        });
+      }
+      const calls: number[] = [];
+      for (let call = 0; call < 4; call++) calls.push(await purge({ olderThan: BASE_TIME, limit: 2 }));
+      expect(calls).toEqual([2, 2, 1, 0]);
+      for (let index = 0; index < 5; index++) expect(await listedIds(store(), `agency-${index}`)).toEqual([]);
+    });
+
+    it('of concurrent purges, each recovery is deleted once', async (context) => {
+      const purge = recoveryPurger(store(), context);
+      for (let index = 0; index < 7; index++) {
+        await finished(store(), 'completed', BASE_TIME - DAY_MS + index, { agencyId: `agency-${index % 3}` });
+      }
+      const counts = await Promise.all(
+        Array.from({ length: 4 }, () => purge({ olderThan: BASE_TIME, limit: 2 })),
+      );
+      const more = await purge({ olderThan: BASE_TIME, limit: 100 });
+      expect(counts.reduce((sum, count) => sum + count, 0) + more).toBe(7);
+      for (const count of counts) expect(count).toBeLessThanOrEqual(2);
     });
   });
 }

@@ -13,9 +13,9 @@ export interface RetentionPurgeOptions {
    */
   intervalMs?: number;
   /**
-   * Most deliveries one store call deletes. A round calls again until a call
-   * comes back short, pausing after each call for four times as long as it
-   * took, so a large backlog drains on at most a fifth of one connection's time.
+   * Most deliveries (or finished recoveries) one store call deletes. A round calls
+   * again until a call comes back short, pausing after each call for four times as
+   * long as it took, so a large backlog drains on at most a fifth of one connection's time.
    * @default 500
    */
   batchSize?: number;
@@ -23,9 +23,12 @@ export interface RetentionPurgeOptions {
 
 /** Options of {@link createRetentionPurge}. */
 export interface RetentionPurgeRunnerOptions {
-  /** Deletes the deliveries: a store with `capabilities.purge`. */
-  store: Pick<WebhookStore, 'purgeDeliveries'>;
-  /** Ages after which each status goes. */
+  /**
+   * Deletes the deliveries, and the finished recoveries where it has `purgeRecoveries`:
+   * a store with `capabilities.purge`.
+   */
+  store: Pick<WebhookStore, 'purgeDeliveries' | 'purgeRecoveries'>;
+  /** Ages after which each status goes (finished recoveries: `failedMs` after they finished). */
   retention: RetentionSettings;
   intervalMs: number;
   batchSize: number;
@@ -39,7 +42,10 @@ export interface RetentionPurgeRunnerOptions {
 
 /** A periodic retention purge, as each worker runs one. */
 export interface RetentionPurge {
-  /** One round now: every status, batch after batch, until nothing old is left or `stop()`. */
+  /**
+   * One round now: every status, then the finished recoveries, batch after batch, until
+   * nothing old is left or `stop()`.
+   */
   runOnce(): Promise<WebhookPurgeEvent>;
   /** A round every `intervalMs`, the first after one interval. Idempotent. */
   start(): void;
@@ -63,31 +69,39 @@ const PAUSE_FACTOR = 4;
  * Creates the purge a worker runs for the service's `retention`. Several workers
  * sharing a store may all run one: each store deletes a record once however many
  * purge at the same moment (PostgreSQL skips rows another purge holds), and a
- * round that finds nothing costs one indexed query per status.
+ * round that finds nothing costs one indexed query per status, and one for the
+ * recoveries.
+ *
+ * Finished recoveries go on the failed deliveries' clock (`failedMs`, from their
+ * `completedAt`): a recovery is the record of failed deliveries being replayed, and
+ * a second age would be one more option for a table that stays small. A store
+ * without `purgeRecoveries` (one written before it) keeps its recoveries.
  */
 export function createRetentionPurge(options: RetentionPurgeRunnerOptions): RetentionPurge {
   const { store, retention, batchSize, clock } = options;
-  const purge = store.purgeDeliveries;
-  if (!purge) throw new TypeError('createRetentionPurge needs a store with purgeDeliveries');
+  const { purgeDeliveries, purgeRecoveries } = store;
+  if (!purgeDeliveries) throw new TypeError('createRetentionPurge needs a store with purgeDeliveries');
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
   let stopping = new AbortController();
 
   const runOnce = async (): Promise<WebhookPurgeEvent> => {
     const started = performance.now();
-    const event: WebhookPurgeEvent = { success: 0, failed: 0, batches: 0, durationMs: 0 };
+    const event: WebhookPurgeEvent = { success: 0, failed: 0, recoveries: 0, batches: 0, durationMs: 0 };
     const { signal } = stopping;
+    const drain = async (purgeBatch: (limit: number) => Promise<number>): Promise<number> => {
+      const { deleted, batches } = await drainInBatches(purgeBatch, batchSize, signal);
+      event.batches += batches;
+      return deleted;
+    };
     for (const status of STATUSES) {
       // One cutoff per round, so a round ends even while deliveries keep ageing past it.
       const olderThan = clock() - retention[status === 'success' ? 'successMs' : 'failedMs'];
-      while (!signal.aborted) {
-        const batchStarted = performance.now();
-        const deleted = await purge.call(store, { olderThan, limit: batchSize, status });
-        event.batches++;
-        event[status] += deleted;
-        if (deleted < batchSize) break;
-        await pause(PAUSE_FACTOR * (performance.now() - batchStarted), signal);
-      }
+      event[status] += await drain((limit) => purgeDeliveries.call(store, { olderThan, limit, status }));
+    }
+    if (purgeRecoveries) {
+      const olderThan = clock() - retention.failedMs;
+      event.recoveries += await drain((limit) => purgeRecoveries.call(store, { olderThan, limit }));
     }
     event.durationMs = performance.now() - started;
     return event;
@@ -97,7 +111,7 @@ export function createRetentionPurge(options: RetentionPurgeRunnerOptions): Rete
     if (running) return;
     running = runOnce()
       .then((event) => {
-        if (event.success + event.failed > 0) options.onPurge?.(event);
+        if (event.success + event.failed + event.recoveries > 0) options.onPurge?.(event);
       })
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {
@@ -121,6 +135,29 @@ export function createRetentionPurge(options: RetentionPurgeRunnerOptions): Rete
       stopping = new AbortController();
     },
   };
+}
+
+/**
+ * Calls `purgeBatch(batchSize)` until a call deletes fewer than `batchSize` (nothing
+ * old is left) or the signal aborts, pausing after each call for `PAUSE_FACTOR`
+ * times as long as it took. Resolves with what the calls deleted, and how many were made.
+ */
+async function drainInBatches(
+  purgeBatch: (limit: number) => Promise<number>,
+  batchSize: number,
+  signal: AbortSignal,
+): Promise<{ deleted: number; batches: number }> {
+  let deleted = 0;
+  let batches = 0;
+  while (!signal.aborted) {
+    const batchStarted = performance.now();
+    const count = await purgeBatch(batchSize);
+    batches++;
+    deleted += count;
+    if (count < batchSize) break;
+    await pause(PAUSE_FACTOR * (performance.now() - batchStarted), signal);
+  }
+  return { deleted, batches };
 }
 
 /**

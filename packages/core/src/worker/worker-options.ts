@@ -46,7 +46,7 @@ export interface WorkerOptions {
    */
   recoverySweep?: { intervalMs?: number; graceMs?: number } | false;
   /**
-   * Deletes finished deliveries past the service's `retention`, in batches (see
+   * Deletes finished deliveries and bulk recoveries past the service's `retention`, in batches (see
    * docs/operations.md, "Retention"). Every worker may run it; `false` leaves it
    * to other workers. Off anyway when the service's `retention` is `false`.
    * @default { intervalMs: 60_000, batchSize: 500 }

@@ -7,6 +7,7 @@ import { endpointHealth } from './0006-endpoint-health';
 import { retentionIndex } from './0007-retention-index';
 import { recoveryListIndex } from './0008-recovery-list-index';
 import { signatureSchemes } from './0009-signature-schemes';
+import { recoveryRetentionIndex } from './0010-recovery-retention-index';
 import type { Migration } from './migration';
 
 /**
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   retentionIndex,
   recoveryListIndex,
   signatureSchemes,
+  recoveryRetentionIndex,
 ];
 
 /**

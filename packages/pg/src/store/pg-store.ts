@@ -10,6 +10,7 @@ import {
   type ListConfigsOptions,
   type ListDeliveriesOptions,
   type PurgeDeliveriesOptions,
+  type PurgeRecoveriesOptions,
   type RecoveryListOptions,
   type RecoveryPageOptions,
   type RecoveryPageReplay,
@@ -372,6 +373,19 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
           deleted += count;
           if (count < batch) break;
         }
+      }
+      return deleted;
+    },
+
+    async purgeRecoveries({ olderThan, limit }: PurgeRecoveriesOptions): Promise<number> {
+      await context.ensureMigrated();
+      let deleted = 0;
+      while (deleted < limit) {
+        const batch = Math.min(PURGE_BATCH, limit - deleted);
+        const result = await pool.query({ text: recoveries.purgeBatch.text, values: [olderThan, batch] });
+        const count = result.rowCount ?? 0;
+        deleted += count;
+        if (count < batch) break;
       }
       return deleted;
     },

@@ -3,7 +3,7 @@ import { isCluster, type RedisClient } from '../connection/connection';
 import { configKey, type RedisStoreKeyNames } from '../key-names';
 import { indexConfigsScript } from './store-scripts';
 
-/** Keys SCAN looks at per call, and agencies indexed per script call. */
+/** Keys SCAN looks at per call, and ids indexed per script call. */
 const SCAN_COUNT = 1_000;
 
 /**
@@ -16,17 +16,34 @@ const SCAN_COUNT = 1_000;
  * a rolling upgrade are indexed by their next write.
  */
 export function createConfigIndexCheck(client: RedisClient, keys: RedisStoreKeyNames): () => Promise<void> {
-  let indexed = false;
+  return createBackfillCheck(client, keys.configsIndexed, () =>
+    scanIds(client, configKey(keys.base, ''), async (agencyIds) => {
+      await indexConfigsScript.run(client, [keys.configs], [keys.base, ...agencyIds]);
+    }),
+  );
+}
+
+/**
+ * Returns a check that runs `backfill` once per key prefix: unless `doneKey` exists,
+ * it backfills, then sets `doneKey`, so later checks (in any process) skip it. Once
+ * done, this process no longer asks; concurrent calls share one run.
+ */
+export function createBackfillCheck(
+  client: RedisClient,
+  doneKey: string,
+  backfill: () => Promise<void>,
+): () => Promise<void> {
+  let done = false;
   let running: Promise<void> | null = null;
   const ensure = async (): Promise<void> => {
-    if ((await client.exists(keys.configsIndexed)) === 0) {
-      await indexExisting(client, keys);
-      await client.set(keys.configsIndexed, '1');
+    if ((await client.exists(doneKey)) === 0) {
+      await backfill();
+      await client.set(doneKey, '1');
     }
-    indexed = true;
+    done = true;
   };
   return async () => {
-    if (indexed) return;
+    if (done) return;
     running ??= ensure().finally(() => {
       running = null;
     });
@@ -34,8 +51,12 @@ export function createConfigIndexCheck(client: RedisClient, keys: RedisStoreKeyN
   };
 }
 
-async function indexExisting(client: RedisClient, keys: RedisStoreKeyNames): Promise<void> {
-  const prefix = configKey(keys.base, '');
+/** Finds every key named `prefix` + id with SCAN and hands the ids to `onIds`, one SCAN page at a time. */
+export async function scanIds(
+  client: RedisClient,
+  prefix: string,
+  onIds: (ids: string[]) => Promise<void>,
+): Promise<void> {
   const pattern = `${escapeGlob(prefix)}*`;
   // Every store key shares one hash tag, so on a cluster they are all on one master; scanning each is simplest.
   const nodes: Redis[] = isCluster(client) ? client.nodes('master') : [client];
@@ -44,9 +65,8 @@ async function indexExisting(client: RedisClient, keys: RedisStoreKeyNames): Pro
     do {
       const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
       cursor = next;
-      const agencyIds = found.map((key) => key.slice(prefix.length));
-      if (agencyIds.length > 0)
-        await indexConfigsScript.run(client, [keys.configs], [keys.base, ...agencyIds]);
+      const ids = found.map((key) => key.slice(prefix.length));
+      if (ids.length > 0) await onIds(ids);
     } while (cursor !== '0');
   }
 }

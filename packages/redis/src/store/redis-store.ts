@@ -4,6 +4,7 @@ import type {
   DeliveryRecord,
   ListDeliveriesOptions,
   PurgeDeliveriesOptions,
+  PurgeRecoveriesOptions,
   RecoveryPageOptions,
   RecoveryPageReplay,
   RecoveryRecord,
@@ -97,6 +98,15 @@ export interface RedisWebhookStore extends WebhookStore {
    * is the insert-time alternative.
    */
   purgeDeliveries(options: PurgeDeliveriesOptions): Promise<number>;
+  /**
+   * Deletes up to `limit` finished (`completed` or `cancelled`) bulk recoveries whose
+   * `completedAt` is before `olderThan` (epoch ms), each with its entry in the agency's
+   * recovery list, in one script per call; never a running one. Resolves with how many
+   * were deleted. The worker calls it for the service's `retention` (`failedMs`). The
+   * first call under a prefix first files the recoveries finished under earlier
+   * releases (a SCAN of the keyspace, once; see docs/redis.md, "Retention").
+   */
+  purgeRecoveries(options: PurgeRecoveriesOptions): Promise<number>;
   /**
    * Opens a bulk recovery's next page and replays it in one script (see
    * `WebhookStore.replayRecoveryPage`): only ids come back, and a linked store queues
