@@ -26,8 +26,10 @@ export async function explainPrepared(
 ): Promise<PlanNode> {
   const client = await pool.connect();
   try {
+    // EXPLAIN ANALYZE runs the statement: a DELETE or UPDATE under test must change nothing.
+    await client.query('BEGIN');
     await client.query(
-      `SET plan_cache_mode = ${plan === 'custom' ? 'force_custom_plan' : 'force_generic_plan'}`,
+      `SET LOCAL plan_cache_mode = ${plan === 'custom' ? 'force_custom_plan' : 'force_generic_plan'}`,
     );
     await client.query(`PREPARE statement_under_test AS ${text}`);
     const literals = values.map((value) => pg.escapeLiteral(String(value))).join(', ');
@@ -36,7 +38,13 @@ export async function explainPrepared(
     );
     return (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
   } finally {
-    await client.query('DEALLOCATE ALL; RESET plan_cache_mode').catch(() => undefined);
+    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('DEALLOCATE ALL').catch(() => undefined);
     client.release();
   }
+}
+
+/** Every node of the plan, the root first. */
+export function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
 }

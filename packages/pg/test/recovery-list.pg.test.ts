@@ -2,16 +2,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseSchemaName } from '../src/schema/schema-name';
 import { recoveryStatements } from '../src/store/recovery-table';
 import { createTestPool, createTestSchema, describePg } from './pg-test-database';
-import { explainPrepared, type PlanNode } from './query-plan';
+import { explainPrepared, planNodes } from './query-plan';
 
 const AGENCIES = 200;
 const PER_AGENCY = 25;
 const LIMIT = 5;
-
-/** Every node of the plan, the root first. */
-function nodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodes)];
-}
 
 describePg('PostgreSQL listRecoveries: the plan of a page', () => {
   const pool = createTestPool({ max: 2 });
@@ -43,7 +38,7 @@ describePg('PostgreSQL listRecoveries: the plan of a page', () => {
     const wrong: string[] = [];
     for (const [page, text, values] of pages) {
       for (const plan of ['custom', 'generic'] as const) {
-        const all = nodes(await explainPrepared(pool, text, [...values], plan));
+        const all = planNodes(await explainPrepared(pool, text, [...values], plan));
         const scans = all.filter((node) => node['Node Type']?.includes('Index Scan'));
         const onOtherIndexes = scans.filter(
           (node) => node['Index Name'] !== 'webhook_recoveries_agency_list_idx',

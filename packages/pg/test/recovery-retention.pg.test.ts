@@ -1,47 +1,13 @@
-import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPgStore } from '../src/index';
 import { parseSchemaName } from '../src/schema/schema-name';
 import { recoveryStatements } from '../src/store/recovery-table';
 import { createTestPool, createTestSchema, describePg } from './pg-test-database';
-import type { PlanNode } from './query-plan';
+import { explainPrepared, planNodes } from './query-plan';
 
 const FINISHED = 12_000;
 const RUNNING = 300;
 const LIMIT = 500;
-
-/** Every node of the plan, the root first. */
-function nodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodes)];
-}
-
-/**
- * EXPLAIN ANALYZE of the purge statement, planned for its values or generically,
- * inside a transaction rolled back after it: the DELETE runs, and nothing is deleted.
- */
-async function explainPurge(
-  pool: pg.Pool,
-  text: string,
-  values: readonly number[],
-  plan: 'custom' | 'generic',
-): Promise<PlanNode> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(
-      `SET LOCAL plan_cache_mode = ${plan === 'custom' ? 'force_custom_plan' : 'force_generic_plan'}`,
-    );
-    await client.query(`PREPARE purge_under_test AS ${text}`);
-    const { rows } = await client.query(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE purge_under_test(${values.join(', ')})`,
-    );
-    return (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
-  } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    await client.query('DEALLOCATE ALL').catch(() => undefined);
-    client.release();
-  }
-}
 
 describePg('PostgreSQL purgeRecoveries: bounded DELETEs on the finished-recovery index', () => {
   const pool = createTestPool({ max: 3 });
@@ -81,7 +47,7 @@ describePg('PostgreSQL purgeRecoveries: bounded DELETEs on the finished-recovery
     const wrong: string[] = [];
     for (const [label, values, expected] of cases) {
       for (const plan of ['custom', 'generic'] as const) {
-        const all = nodes(await explainPurge(pool, purgeBatch.text, values, plan));
+        const all = planNodes(await explainPrepared(pool, purgeBatch.text, values, plan));
         const scans = all.filter((node) => node['Node Type']?.includes('Index Scan'));
         const onFinished = scans.filter((node) => node['Index Name'] === 'webhook_recoveries_finished_idx');
         const filtered = all.reduce((sum, node) => sum + (node['Rows Removed by Filter'] ?? 0), 0);
