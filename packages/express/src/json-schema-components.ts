@@ -1,6 +1,6 @@
 import { WebhookError } from '@svc/webhooks-core';
 import { PACKAGE_NAME } from './errors';
-import type { JsonSchemaSource } from './routes';
+import type { JsonSchemaSource } from './route-contract';
 
 /** A JSON Schema object as the OpenAPI document holds it. */
 export type JsonSchema = { [keyword: string]: unknown };

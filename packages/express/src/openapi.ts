@@ -13,7 +13,8 @@ import {
   type JsonSchema,
   mergeComponents,
 } from './json-schema-components';
-import { type ApiRoute, apiRoutes, commonErrorCodes, type RouteResponse } from './routes';
+import { type ApiRoute, commonErrorCodes, type RouteResponse } from './route-contract';
+import { apiRoutes } from './routes';
 
 /** An OpenAPI 3.1 document (the parts this package writes). */
 export interface OpenApiDocument {

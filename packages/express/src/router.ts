@@ -11,7 +11,8 @@ import { type Authenticate, agentOf, createAuthMiddleware, type ReadToken } from
 import { toErrorAnswer } from './error-response';
 import { PACKAGE_NAME, WebhookApiError } from './errors';
 import { createJsonBodyMiddleware } from './json-body';
-import { type ApiRoute, apiRoutes } from './routes';
+import type { ApiRoute } from './route-contract';
+import { apiRoutes } from './routes';
 
 /** Options of {@link createWebhooksRouter}. */
 export interface WebhooksRouterOptions {

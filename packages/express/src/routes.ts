@@ -4,7 +4,6 @@ import type {
   RotateSigningKeyBody,
   SendTestBody,
   WebhookConfig,
-  WebhookService,
 } from '@svc/webhooks-core';
 import { listEventTypes } from '@svc/webhooks-core';
 import {
@@ -31,107 +30,7 @@ import {
   webhookConfigSchema,
 } from '@svc/webhooks-core/schemas';
 import type { Request } from 'express';
-import type { WebhookApiErrorCode } from './errors';
-
-/**
- * A schema that can describe itself as JSON Schema: what the OpenAPI document
- * needs from core's zod schemas (kept structural so this package needs no zod import).
- */
-export interface JsonSchemaSource {
-  toJSONSchema(params?: { target?: 'draft-2020-12'; io?: 'input' | 'output' }): object;
-}
-
-/** What a handler answers: a status and a JSON body. */
-export interface RouteAnswer {
-  status: number;
-  body: unknown;
-}
-
-/** One success response of a route, for the OpenAPI document. */
-export interface RouteResponse {
-  status: number;
-  description: string;
-  schema: JsonSchemaSource;
-  /**
-   * Headers this answer always carries, by name: the router sets them and the document lists them.
-   * A `Cache-Control` here replaces the router's `no-store`.
-   */
-  headers?: Readonly<Record<string, string>>;
-}
-
-/**
- * Who may call a route. `'agent'`: an agent token of an owner or admin, and the route serves that
- * agent's agency. `'public'`: no token at all, and the route serves the agency named by the
- * `:agencyId` path parameter; only for answers meant for anyone (the public signing keys).
- */
-export type RouteAccess = 'agent' | 'public';
-
-/**
- * One endpoint of the management API. The router mounts exactly these and the
- * OpenAPI document describes exactly these, so the two cannot drift apart.
- */
-export interface ApiRoute {
-  method: 'get' | 'put' | 'post';
-  /** Express path under the mount point, such as `/deliveries/:id`. */
-  path: string;
-  operationId: string;
-  /**
-   * Who may call it; see {@link RouteAccess}.
-   * @default 'agent'
-   */
-  access?: RouteAccess;
-  /** The router option that leaves this route out when set to `false`. */
-  optionalUnder?: 'publicKeys';
-  summary: string;
-  description: string;
-  /** JSON request body; the router requires `application/json` and parses it. */
-  body?: JsonSchemaSource;
-  /**
-   * The body may be left out: a request without one (no `Content-Length` or 0, no `Transfer-Encoding`)
-   * reaches the handler with `req.body` undefined; one with a body is parsed as above.
-   */
-  bodyOptional?: boolean;
-  /** Query parameters (the service validates them with this same schema). */
-  query?: JsonSchemaSource;
-  /** Descriptions of parameters for the document, by name (the schemas describe values, not their use). */
-  parameterDescriptions?: Readonly<Record<string, string>>;
-  responses: readonly RouteResponse[];
-  /** Error codes this route can answer besides the ones every route of its access can ({@link commonErrorCodes}). */
-  errors: readonly WebhookApiErrorCode[];
-  /**
-   * Serves the request for its agency (the authenticated agent's, or the path's for a public
-   * route); the service validates the input.
-   */
-  handle(service: WebhookService, agencyId: string, req: Request): Promise<RouteAnswer>;
-}
-
-/** Error codes every route can answer: a repeated `authorization` header, authentication, role, and the generic 500. */
-export const COMMON_ERROR_CODES: readonly WebhookApiErrorCode[] = [
-  'invalid_request',
-  'unauthorized',
-  'forbidden',
-  'agency_inactive',
-  'internal_error',
-];
-
-/**
- * Error codes a public route can answer whatever it does: a path parameter that is not valid
- * percent-encoding, and the generic 500. No token is read, so none of the authentication codes.
- */
-export const PUBLIC_ERROR_CODES: readonly WebhookApiErrorCode[] = ['invalid_request', 'internal_error'];
-
-/** The error codes every route of this access can answer. */
-export function commonErrorCodes(route: Pick<ApiRoute, 'access'>): readonly WebhookApiErrorCode[] {
-  return route.access === 'public' ? PUBLIC_ERROR_CODES : COMMON_ERROR_CODES;
-}
-
-/** Error codes of reading a JSON body, added to every route that takes one. */
-export const BODY_ERROR_CODES: readonly WebhookApiErrorCode[] = [
-  'invalid_json',
-  'invalid_request',
-  'payload_too_large',
-  'unsupported_media_type',
-];
+import { type ApiRoute, BODY_ERROR_CODES } from './route-contract';
 
 /**
  * The configuration object: the spec's five fields, then the signature fields.
