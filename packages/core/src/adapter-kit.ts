@@ -13,6 +13,7 @@ export { CallBatcher, type CallBatcherOptions } from './adapters/call-batcher';
 export { assertNoTransaction } from './adapters/store';
 export { setNewest } from './bounded-map';
 export { redactSecrets } from './config/secret-redaction';
+export { signingKeysJson } from './config/signing-keys';
 export { type DeadlineResult, sleep, withinDeadline } from './deadline';
 export { cursorEventType } from './delivery/recovery';
 export { replayUpdate } from './delivery/state-machine';

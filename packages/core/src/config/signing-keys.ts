@@ -85,3 +85,20 @@ export function toSigningPublicKeys(keys: readonly SigningKeyRecord[], now: numb
 export function toSigningJwks(keys: readonly SigningKeyRecord[], now: number): { keys: SigningJwk[] } {
   return { keys: liveSigningKeys(keys, now).map((key) => publicKeyToJwk(key.publicKey, key.kid)) };
 }
+
+/**
+ * The key list as a store writes it: JSON of each key's own fields, so a
+ * caller's extra properties never reach the database. Read back with
+ * `JSON.parse`.
+ */
+export function signingKeysJson(keys: readonly SigningKeyRecord[]): string {
+  return JSON.stringify(
+    keys.map(({ kid, privateKey, publicKey, createdAt, expiresAt }) => ({
+      kid,
+      privateKey,
+      publicKey,
+      createdAt,
+      expiresAt,
+    })),
+  );
+}

@@ -1,4 +1,5 @@
 import type { SignatureScheme, SigningKeyRecord, WebhookConfigRecord } from '@svc/webhooks-core';
+import { signingKeysJson } from '@svc/webhooks-core/adapter-kit';
 import type { SchemaName } from '../schema/schema-name';
 import { type Statement, statement } from '../statement';
 
@@ -48,16 +49,7 @@ export function toConfigRecord(row: ConfigRow): WebhookConfigRecord {
  * keeps or defaults the column.
  */
 export function signingKeysParam(keys: readonly SigningKeyRecord[] | undefined): string | null {
-  if (keys === undefined) return null;
-  return JSON.stringify(
-    keys.map(({ kid, privateKey, publicKey, createdAt, expiresAt }) => ({
-      kid,
-      privateKey,
-      publicKey,
-      createdAt,
-      expiresAt,
-    })),
-  );
+  return keys === undefined ? null : signingKeysJson(keys);
 }
 
 /** The store's SQL on the configurations table of one schema. */

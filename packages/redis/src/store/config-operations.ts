@@ -7,13 +7,13 @@ import type {
   WebhookConfigRecord,
   WebhookStore,
 } from '@svc/webhooks-core';
-import { redactSecrets } from '@svc/webhooks-core/adapter-kit';
+import { redactSecrets, signingKeysJson } from '@svc/webhooks-core/adapter-kit';
 import type { RedisClient } from '../connection/connection';
 import { unexpectedReply } from '../errors';
 import { configKey, type RedisStoreKeyNames } from '../key-names';
 import type { RedisLink } from '../linked/redis-link';
 import { createConfigIndexCheck } from './config-index';
-import { configFields, decodeConfig, encodeSigningKeys, signatureFields } from './store-codec';
+import { configFields, decodeConfig, signatureFields } from './store-codec';
 import {
   deleteConfigScript,
   disableConfigScript,
@@ -129,7 +129,7 @@ export function createConfigOperations(
         setSigningKeysScript.run(
           client,
           [keyOf(agencyId)],
-          [encodeSigningKeys(signingKeys), now, keys.configChannel, agencyId],
+          [signingKeysJson(signingKeys), now, keys.configChannel, agencyId],
         ),
       );
       written(agencyId);

@@ -9,6 +9,7 @@ import type {
   SigningKeyRecord,
   WebhookConfigRecord,
 } from '@svc/webhooks-core';
+import { signingKeysJson } from '@svc/webhooks-core/adapter-kit';
 import { unexpectedReply } from '../errors';
 
 /** A configuration's hash fields as the upsert script writes them. */
@@ -28,20 +29,7 @@ export function signatureFields(config: {
   signatureScheme?: SignatureScheme | undefined;
   signingKeys?: readonly SigningKeyRecord[] | undefined;
 }): [signatureScheme: string, signingKeys: string] {
-  return [config.signatureScheme ?? '', config.signingKeys ? encodeSigningKeys(config.signingKeys) : ''];
-}
-
-/** The `signingKeys` hash field: the keys' own fields as JSON (a caller's extra properties are never stored). */
-export function encodeSigningKeys(keys: readonly SigningKeyRecord[]): string {
-  return JSON.stringify(
-    keys.map(({ kid, privateKey, publicKey, createdAt, expiresAt }) => ({
-      kid,
-      privateKey,
-      publicKey,
-      createdAt,
-      expiresAt,
-    })),
-  );
+  return [config.signatureScheme ?? '', config.signingKeys ? signingKeysJson(config.signingKeys) : ''];
 }
 
 /** Rebuilds a configuration from its HGETALL reply (flat field/value pairs). */
