@@ -1,10 +1,9 @@
 import { Buffer } from 'node:buffer';
 import { timingSafeEqual } from 'node:crypto';
 import { signEd25519, verifyEd25519 } from './ed25519';
-import { standardSignatureMismatch } from './errors';
 import { hmacWithKey, standardHmac } from './node-hmac';
 import { formatStandardSignature } from './standard-header';
-import { type KeyMixUp, keyMixUpError, standardMixUps } from './standard-mix-up';
+import { type KeyMixUp, standardMixUps, standardVerificationFailure } from './standard-mix-up';
 import type { PreparedStandardVerification } from './standard-preflight';
 import type { HmacKeyRef } from './standard-secret';
 
@@ -15,15 +14,7 @@ import type { HmacKeyRef } from './standard-secret';
  */
 export function assertStandardSignatureMatches(prepared: PreparedStandardVerification): void {
   if (matchesV1(prepared) || matchesV1a(prepared)) return;
-  const { v1, v1a, keys } = prepared;
-  const mixUp = findMixUp(prepared);
-  if (mixUp !== undefined) throw keyMixUpError(mixUp);
-  throw standardSignatureMismatch({
-    v1: v1.length,
-    v1a: v1a.length,
-    hmacKeys: keys.hmacKeys.length,
-    publicKeys: keys.publicKeys.length,
-  });
+  throw standardVerificationFailure(prepared, findMixUp(prepared));
 }
 
 /** `v1,<base64 HMAC-SHA256 of <prefix><body>>` under a secret. */

@@ -1,6 +1,7 @@
 import { decodeBase64, isBase64 } from './base64';
-import type { WebhookVerificationError } from './errors';
+import { standardSignatureMismatch, type WebhookVerificationError } from './errors';
 import { invalidSecret } from './secret';
+import type { PreparedStandardVerification } from './standard-preflight';
 import { type HmacKeyRef, STANDARD_SECRET_PREFIX } from './standard-secret';
 
 /**
@@ -94,3 +95,20 @@ const WHSEC_FOR_SERVICE_HEADER =
   'Key mix-up: the secret given is the whsec_ form (for Standard Webhooks libraries), but this delivery ' +
   'carries X-Service-Signature, which is keyed with the hex secret itself. Pass the 64-hex secret the API ' +
   'returned; keep the whsec_ form for Standard Webhooks libraries and the webhook-signature header.';
+
+/**
+ * The error of a Standard Webhooks delivery whose signatures matched no key: the key mix-up found, if
+ * any, else the mismatch with what was tried. Both runtimes' checks end here.
+ */
+export function standardVerificationFailure(
+  { v1, v1a, keys }: PreparedStandardVerification,
+  mixUp: KeyMixUp | undefined,
+): WebhookVerificationError {
+  if (mixUp !== undefined) return keyMixUpError(mixUp);
+  return standardSignatureMismatch({
+    v1: v1.length,
+    v1a: v1a.length,
+    hmacKeys: keys.hmacKeys.length,
+    publicKeys: keys.publicKeys.length,
+  });
+}

@@ -1,8 +1,7 @@
 import { decodeBase64, encodeBase64 } from './base64';
 import { constantTimeEqual } from './constant-time';
-import { standardSignatureMismatch } from './errors';
 import { formatStandardSignature } from './standard-header';
-import { type KeyMixUp, keyMixUpError, standardMixUps } from './standard-mix-up';
+import { type KeyMixUp, standardMixUps, standardVerificationFailure } from './standard-mix-up';
 import type { PreparedStandardVerification } from './standard-preflight';
 import type { HmacKeyRef } from './standard-secret';
 import { signEd25519Async, verifyEd25519Async } from './web-ed25519';
@@ -18,7 +17,7 @@ export async function assertStandardSignatureMatchesAsync(
 ): Promise<void> {
   // The signed content is encoded once, for every key and both versions.
   const message = prefixedBytes(prepared.prefix, prepared.body);
-  const { v1, v1a, keys } = prepared;
+  const { v1, keys } = prepared;
   if (v1.length > 0) {
     const given = v1.map(decodeBase64);
     for (const key of keys.hmacKeys) {
@@ -27,14 +26,7 @@ export async function assertStandardSignatureMatchesAsync(
     }
   }
   if (await matchesV1a(prepared, message)) return;
-  const mixUp = await findMixUp(prepared, message);
-  if (mixUp !== undefined) throw keyMixUpError(mixUp);
-  throw standardSignatureMismatch({
-    v1: v1.length,
-    v1a: v1a.length,
-    hmacKeys: keys.hmacKeys.length,
-    publicKeys: keys.publicKeys.length,
-  });
+  throw standardVerificationFailure(prepared, await findMixUp(prepared, message));
 }
 
 /** `v1,<base64 HMAC-SHA256 of <prefix><body>>` under a secret. */
