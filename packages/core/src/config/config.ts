@@ -108,6 +108,9 @@ export const rotatedSigningKeySchema = z
   .meta({ id: 'RotatedSigningKey' });
 export type RotatedSigningKey = z.infer<typeof rotatedSigningKeySchema>;
 
+/** Seven days: the longest overlap a signing-key rotation may ask for, per call or as the service's default. */
+export const MAX_SIGNING_KEY_OVERLAP_MS = 604_800_000;
+
 /** Body of rotate-signing-key. */
 export const rotateSigningKeyBodySchema = z
   .strictObject({
@@ -115,7 +118,7 @@ export const rotateSigningKeyBodySchema = z
       .number()
       .int()
       .min(0)
-      .max(604_800_000)
+      .max(MAX_SIGNING_KEY_OVERLAP_MS)
       .optional()
       .meta({
         description:

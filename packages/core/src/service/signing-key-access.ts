@@ -1,5 +1,6 @@
 import type { UpsertConfigInput } from '../adapters/store';
 import {
+  MAX_SIGNING_KEY_OVERLAP_MS,
   type PutConfigBody,
   type RotatedSigningKey,
   type RotateSigningKeyBody,
@@ -20,8 +21,6 @@ import type { Engine } from './engine';
 
 /** One day: long enough for receivers that cache the JWKS for hours to fetch the new key. */
 export const DEFAULT_SIGNING_KEY_OVERLAP_MS = 86_400_000;
-/** Seven days: the longest overlap a rotation may ask for. */
-export const MAX_SIGNING_KEY_OVERLAP_MS = 604_800_000;
 
 /**
  * The service's `signingKeyOverlapMs`: an integer from 0 to seven days.
