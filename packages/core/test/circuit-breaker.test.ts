@@ -9,6 +9,9 @@ import {
   circuitSignal,
   DEFAULT_CIRCUIT_SETTINGS,
   resolveCircuitSettings,
+  afterPersonalAttempt,
+  pausedUntil,
+  probeNow,
   startProbe,
 } from '../src/delivery/circuit-breaker';
 
@@ -151,6 +154,57 @@ describe('admission(state, now)', () => {
     const probing = startProbe(failTimes(CLOSED_CIRCUIT, SETTINGS.failureThreshold), NOW + 60_000, 30_000);
     expect(admission(probing, NOW + 60_001)).toEqual({ kind: 'defer', until: NOW + 90_000 });
     expect(admission(probing, NOW + 90_000)).toEqual({ kind: 'probe' });
+  });
+});
+
+describe('a person’s action: probeNow, afterPersonalAttempt, pausedUntil', () => {
+  const open = failTimes(CLOSED_CIRCUIT, SETTINGS.failureThreshold);
+
+  it('pausedUntil: the open period’s end, the probe hold’s end; null when closed or a probe is due', () => {
+    expect(pausedUntil(open, NOW + 10)).toBe(open.openUntil);
+    expect(pausedUntil(startProbe(open, NOW + 10, 5_000), NOW + 11)).toBe(NOW + 5_010);
+    expect(pausedUntil(open, open.openUntil as number)).toBeNull();
+    expect(pausedUntil(CLOSED_CIRCUIT, NOW)).toBeNull();
+  });
+
+  it('probeNow makes a probe due at once from open or half open, and leaves closed or due ones as they are', () => {
+    const now = NOW + 1_000;
+    expect(admission(probeNow(open, now), now)).toEqual({ kind: 'probe' });
+    expect(admission(probeNow(startProbe(open, now, 30_000), now + 1), now + 1)).toEqual({ kind: 'probe' });
+    expect(probeNow(CLOSED_CIRCUIT, now)).toBe(CLOSED_CIRCUIT);
+    const due = probeNow(open, now);
+    expect(probeNow(due, now + 5)).toBe(due);
+    // The backoff is kept: a failing probe still opens it for the next, longer period.
+    expect(probeNow(open, now).openings).toBe(open.openings);
+  });
+
+  it('a person’s answered attempt closes an open breaker; a failed one opens it again, longer', () => {
+    const now = NOW + 1_000;
+    expect(afterPersonalAttempt(open, 'answered', now, SETTINGS)).toMatchObject({
+      status: 'closed',
+      consecutiveFailures: 0,
+      openUntil: null,
+    });
+    const due = probeNow(open, now);
+    const reopened = afterPersonalAttempt(due, 'failed', now, SETTINGS);
+    expect(reopened).toMatchObject({ status: 'open', openedAt: now, openings: 2 });
+    expect(reopened.openUntil).toBe(now + 2 * SETTINGS.openMs);
+    expect(afterPersonalAttempt(startProbe(due, now, 5_000), 'failed', now + 1, SETTINGS)).toMatchObject({
+      status: 'open',
+      openings: 2,
+    });
+    // Opened again already (by the probe, or another person's attempt): a failure only counts.
+    const counted = afterPersonalAttempt(reopened, 'failed', now + 5, SETTINGS);
+    expect(counted).toMatchObject({ openUntil: reopened.openUntil, openings: 2 });
+    expect(counted.consecutiveFailures).toBe(reopened.consecutiveFailures + 1);
+    expect(afterPersonalAttempt(reopened, 'answered', now + 5, SETTINGS).status).toBe('closed');
+  });
+
+  it('while closed, a person’s attempt counts as any other; a neutral one changes nothing', () => {
+    expect(afterPersonalAttempt(CLOSED_CIRCUIT, 'failed', NOW, SETTINGS)).toEqual(
+      afterAttempt(CLOSED_CIRCUIT, 'failed', NOW, SETTINGS),
+    );
+    expect(afterPersonalAttempt(open, 'neutral', NOW, SETTINGS)).toBe(open);
   });
 });
 

@@ -14,6 +14,7 @@ const HEALTH: EndpointHealth = {
   lastFailureAt: NOW,
   failingSince: NOW - 432_000_000,
   disabledAt: NOW,
+  pausedUntil: null,
   disabledReason: 'auto_disabled_failing',
 };
 

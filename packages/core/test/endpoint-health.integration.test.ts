@@ -228,6 +228,7 @@ describe('endpoint health without a circuit breaker', () => {
       lastFailureAt: null,
       failingSince: null,
       disabledAt: null,
+      pausedUntil: null,
       disabledReason: null,
     });
     await webhooks.close();

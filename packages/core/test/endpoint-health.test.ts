@@ -164,38 +164,50 @@ describe('healthState and healthView', () => {
     ],
   ] as const)('%s → %s', (_name, config, circuit, expected) => {
     expect(healthState(config, circuit)).toBe(expected);
-    expect(healthView(config, circuit).state).toBe(expected);
+    expect(healthView(config, circuit, null, NOW).state).toBe(expected);
   });
 
   it('maps the record’s health fields and the configuration’s disable', () => {
     const config = { enabled: false, disabledAt: NOW, disabledReason: AUTO_DISABLED_FAILING };
-    expect(healthView(config, FAILING)).toEqual({
+    expect(healthView(config, FAILING, null, NOW)).toEqual({
       state: 'disabled',
       consecutiveFailures: 3,
       lastSuccessAt: NOW - DAY,
       lastFailureAt: NOW - 1_000,
       failingSince: NOW - 60_000,
       disabledAt: NOW,
+      pausedUntil: null,
       disabledReason: AUTO_DISABLED_FAILING,
     });
   });
 
+  it('pausedUntil: the end of an open period or a probe’s hold, null when closed, due a probe or disabled', () => {
+    const open: CircuitState = { ...FAILING, status: 'open', openedAt: NOW - 10, openUntil: NOW + 30_000 };
+    expect(healthView(ENABLED, open, null, NOW).pausedUntil).toBe(NOW + 30_000);
+    expect(healthView(ENABLED, { ...open, status: 'half_open' }, null, NOW).pausedUntil).toBe(NOW + 30_000);
+    expect(healthView(ENABLED, open, null, NOW + 30_000).pausedUntil, 'a probe is due').toBeNull();
+    expect(healthView(ENABLED, FAILING, null, NOW).pausedUntil, 'closed').toBeNull();
+    const disabled = { enabled: false, disabledAt: NOW, disabledReason: AUTO_DISABLED_FAILING };
+    expect(healthView(disabled, open, null, NOW).pausedUntil, 'disabled: nothing is tried at all').toBeNull();
+  });
+
   it('without a record: zero and nulls, lastSuccessAt from the newest successful delivery', () => {
-    expect(healthView(ENABLED, null, NOW - 5)).toEqual({
+    expect(healthView(ENABLED, null, NOW - 5, NOW)).toEqual({
       state: 'healthy',
       consecutiveFailures: 0,
       lastSuccessAt: NOW - 5,
       lastFailureAt: null,
       failingSince: null,
       disabledAt: null,
+      pausedUntil: null,
       disabledReason: null,
     });
   });
 
   it('lastSuccessAt is the later of the record’s and the newest successful delivery’s', () => {
-    expect(healthView(ENABLED, FAILING, NOW - 2 * DAY).lastSuccessAt).toBe(NOW - DAY);
-    expect(healthView(ENABLED, FAILING, NOW - 5).lastSuccessAt).toBe(NOW - 5);
-    expect(healthView(ENABLED, FAILING, null).lastSuccessAt).toBe(NOW - DAY);
+    expect(healthView(ENABLED, FAILING, NOW - 2 * DAY, NOW).lastSuccessAt).toBe(NOW - DAY);
+    expect(healthView(ENABLED, FAILING, NOW - 5, NOW).lastSuccessAt).toBe(NOW - 5);
+    expect(healthView(ENABLED, FAILING, null, NOW).lastSuccessAt).toBe(NOW - DAY);
   });
 });
 

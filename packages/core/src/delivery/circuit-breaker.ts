@@ -230,6 +230,47 @@ export function afterAttempt(
   return failed;
 }
 
+/**
+ * Until when the breaker holds the agency's automatic attempts: the end of an open
+ * period, or of a probe's hold while half open; null when closed or when a probe
+ * is due now.
+ */
+export function pausedUntil(state: CircuitState, now: number): number | null {
+  if (state.status === 'closed' || state.openUntil === null) return null;
+  return state.openUntil > now ? state.openUntil : null;
+}
+
+/**
+ * What a person's action (a replay, a bulk recovery) does to a breaker that is not
+ * closed: a probe due at once, so the agency's deliveries are claimed again now
+ * rather than at the end of the open period. Returns `state` itself when a probe
+ * is due already, or the breaker is closed.
+ */
+export function probeNow(state: CircuitState, now: number): CircuitState {
+  if (state.status === 'closed') return state;
+  if (state.status === 'open' && state.openUntil !== null && state.openUntil <= now) return state;
+  return { ...state, status: 'open', openUntil: now };
+}
+
+/**
+ * The state after a person's attempt (a replay or a recovery, sent whatever the
+ * breaker said): the breaker takes it as its probe, so an answer closes it and a
+ * failure opens it again for the next, longer period, unless another attempt has
+ * done so already (it is open into the future): then the failure only counts.
+ */
+export function afterPersonalAttempt(
+  state: CircuitState,
+  signal: CircuitSignal,
+  now: number,
+  settings: CircuitSettings,
+): CircuitState {
+  const reopenedAlready = state.status === 'open' && state.openUntil !== null && state.openUntil > now;
+  if (state.status === 'closed' || signal === 'neutral' || (signal === 'failed' && reopenedAlready)) {
+    return afterAttempt(state, signal, now, settings);
+  }
+  return afterAttempt({ ...state, status: 'half_open' }, signal, now, settings);
+}
+
 /** Whether two states differ in anything the store keeps. */
 export function circuitChanged(before: CircuitState, after: CircuitState): boolean {
   return (

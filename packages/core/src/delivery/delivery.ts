@@ -120,6 +120,10 @@ export const deliveryDetailSchema = deliverySummarySchema
     lastErrorMessage: z.string().nullable(),
     createdOn: epochMs,
     lastResponseExcerpt: z.string().nullable(),
+    pausedUntil: epochMs.nullable().meta({
+      description:
+        'While the endpoint’s circuit breaker holds this pending delivery (its receiver failed too often in a row): the end of the pause, which `nextRetryAt` then shows too. A replay, a bulk recovery or a successful test send ends it at once. Null when nothing holds it.',
+    }),
   })
   .meta({ id: 'DeliveryDetail' });
 export type DeliveryDetail = z.infer<typeof deliveryDetailSchema>;
@@ -222,7 +226,7 @@ export function toDeliverySummary(record: DeliveryRecord): DeliverySummary {
   };
 }
 
-/** The detail view of a record. */
+/** The detail view of a record as stored (the service applies the breaker's hold: `service/circuit-access.ts`). */
 export function toDeliveryDetail(record: DeliveryRecord): DeliveryDetail {
   return {
     ...toDeliverySummary(record),
@@ -237,6 +241,7 @@ export function toDeliveryDetail(record: DeliveryRecord): DeliveryDetail {
     lastErrorMessage: record.lastErrorMessage,
     createdOn: record.createdOn,
     lastResponseExcerpt: record.lastResponseExcerpt,
+    pausedUntil: null,
   };
 }
 

@@ -3,7 +3,14 @@ import type { WebhookConfigRecord } from '../config/config';
 import { InvalidOptionError } from '../errors';
 import { positiveIntegerOption } from '../validation';
 import type { AttemptOutcome } from './attempt-outcome';
-import { afterAttempt, type CircuitSettings, type CircuitState, circuitSignal } from './circuit-breaker';
+import {
+  afterAttempt,
+  afterPersonalAttempt,
+  type CircuitSettings,
+  type CircuitState,
+  circuitSignal,
+  pausedUntil,
+} from './circuit-breaker';
 
 /*
  * An agency's endpoint health, as pure functions of its circuit record, its
@@ -50,6 +57,10 @@ export const endpointHealthSchema = z
     }),
     disabledAt: epochMs.meta({
       description: 'When the configuration was disabled automatically, in epoch milliseconds.',
+    }),
+    pausedUntil: epochMs.meta({
+      description:
+        'While the circuit breaker holds the endpoint’s deliveries (the receiver failed too often in a row): when they are tried next, in epoch milliseconds. A replay, a bulk recovery or a successful test send tries at once. Null when nothing is held.',
     }),
     disabledReason: z.string().nullable().meta({
       description:
@@ -129,16 +140,21 @@ export function afterAttemptHealth(state: CircuitState, ok: boolean, now: number
 
 /**
  * The breaker's {@link afterAttempt} and {@link afterAttemptHealth} together: what
- * an attempt's outcome does to the agency's circuit record. Returns `state` itself
- * when nothing changes.
+ * an attempt's outcome does to the agency's circuit record. A `personal` attempt
+ * (a replay's or a recovery's) counts as the breaker's probe
+ * ({@link afterPersonalAttempt}). Returns `state` itself when nothing changes.
  */
 export function afterAttemptWithHealth(
   state: CircuitState,
   outcome: AttemptOutcome,
   now: number,
   settings: CircuitSettings,
+  personal = false,
 ): CircuitState {
-  const breaker = afterAttempt(state, circuitSignal(outcome), now, settings);
+  const signal = circuitSignal(outcome);
+  const breaker = personal
+    ? afterPersonalAttempt(state, signal, now, settings)
+    : afterAttempt(state, signal, now, settings);
   // The breaker stamps `lastSuccessAt` on any answer that closes it (a 4xx too); for health only a 2xx is one.
   const kept =
     outcome.ok || breaker.lastSuccessAt === state.lastSuccessAt
@@ -184,7 +200,8 @@ export function healthState(
 export function healthView(
   config: Pick<WebhookConfigRecord, 'enabled' | 'disabledAt' | 'disabledReason'>,
   circuit: CircuitState | null,
-  newestSuccessAt: number | null = null,
+  newestSuccessAt: number | null,
+  now: number,
 ): EndpointHealth {
   return {
     state: healthState(config, circuit),
@@ -193,6 +210,7 @@ export function healthView(
     lastFailureAt: circuit?.lastFailureAt ?? null,
     failingSince: circuit?.unsuccessfulSince ?? null,
     disabledAt: config.disabledAt,
+    pausedUntil: config.enabled && circuit ? pausedUntil(circuit, now) : null,
     disabledReason: config.disabledReason,
   };
 }

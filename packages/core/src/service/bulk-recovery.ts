@@ -22,6 +22,7 @@ import {
 import type { EventCatalogue } from '../events/event-catalogue';
 import { newId } from '../ids';
 import { parseWithSchema } from '../validation';
+import { probeAgencyNow } from './circuit-access';
 import type { Engine } from './engine';
 import { decodeListCursor, toListPage } from './list-cursor';
 
@@ -147,6 +148,7 @@ export async function startRecovery(
     newRecoveryRecord({ id: newId(), ...window, matched, now }),
   );
   if (!created) throw new RecoveryInProgressError(recovery.id);
+  await probeAgencyNow(engine, agencyId);
   for (const listener of engine.recoveryListeners) listener();
   return { recoveryId: recovery.id, matched };
 }

@@ -3,6 +3,7 @@ import type { ReplayTrigger } from '../delivery/attempt-record';
 import type { DeliveryRecord, ReplayResult } from '../delivery/delivery';
 import { replayUpdate } from '../delivery/state-machine';
 import { DeliveryNotFoundError, DeliveryNotReplayableError } from '../errors';
+import { probeAgencyNow } from './circuit-access';
 import type { Engine } from './engine';
 
 /**
@@ -53,7 +54,10 @@ export async function replayRecord(
   trigger: ReplayTrigger,
 ): Promise<DeliveryRecord | null> {
   const saved = await writeReplay(engine, record, trigger);
-  if (saved) await engine.queue.enqueue(queueEntryOf(saved));
+  if (saved) {
+    await engine.queue.enqueue(queueEntryOf(saved));
+    await probeAgencyNow(engine, saved.agencyId);
+  }
   return saved;
 }
 

@@ -1,9 +1,10 @@
 import type { UpsertConfigInput } from '../adapters/store';
 import type { WebhookConfigRecord } from '../config/config';
-import { type CircuitRecord, type CircuitState, closeCircuit } from '../delivery/circuit-breaker';
+import { type CircuitState, closeCircuit } from '../delivery/circuit-breaker';
 import { type EndpointHealth, healthState, healthView, resetHealth } from '../delivery/endpoint-health';
 import { ConfigNotFoundError } from '../errors';
 import { callHook } from '../observability/hooks';
+import { stateOf } from './circuit-access';
 import type { Engine } from './engine';
 
 /** Compare-and-set tries of a PUT's reset before it gives up to a busier writer. */
@@ -23,7 +24,7 @@ export async function getEndpointHealth(engine: Engine, agencyId: string): Promi
     engine.circuit ? engine.store.getCircuit(agencyId) : null,
     engine.store.listDeliveries(agencyId, { status: 'success', limit: 1 }),
   ]);
-  return healthView(config, circuit, newest[0]?.deliveredAt ?? null);
+  return healthView(config, circuit, newest[0]?.deliveredAt ?? null, engine.clock());
 }
 
 /**
@@ -73,7 +74,7 @@ function reportPutChange(
   circuits: ResetResult,
 ): void {
   const before = healthState(previous, circuits.before);
-  const health = healthView(config, circuits.after);
+  const health = healthView(config, circuits.after, null, engine.clock());
   if (before === health.state) return;
   callHook(engine.hooks.onEndpointHealthChange, {
     agencyId: config.agencyId,
@@ -81,9 +82,4 @@ function reportPutChange(
     current: health.state,
     health,
   });
-}
-
-function stateOf(circuit: CircuitRecord): CircuitState {
-  const { agencyId: _agency, version: _version, ...state } = circuit;
-  return state;
 }

@@ -23,7 +23,6 @@ import {
   listDeliveriesQuerySchema,
   newDeliveryRecord,
   type ReplayResult,
-  toDeliveryDetail,
   toDeliverySummary,
   webhookIdOf,
 } from '../delivery/delivery';
@@ -53,6 +52,7 @@ import { createUrlPolicy } from '../transport/url-policy';
 import { parseWithSchema, positiveIntegerOption } from '../validation';
 import { listAttempts } from './attempt-history';
 import { cancelRecovery, getRecovery, listRecoveries, startRecovery } from './bulk-recovery';
+import { closeAfterTestSend, deliveryDetailOf } from './circuit-access';
 import { standardSecretShown, toConfigView } from './config-view';
 import { replayDelivery, requireDelivery } from './delivery-access';
 import { getEndpointHealth, upsertConfigResettingHealth } from './endpoint-health-access';
@@ -264,7 +264,8 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     getPublicKeys: (agencyId) => getPublicKeys(engine, agencyId),
     sendTest: (agencyId, body) => sendTest(engine, agencyId, body),
     listDeliveries: (agencyId, query) => listDeliveries(engine, agencyId, query),
-    getDelivery: async (agencyId, id) => toDeliveryDetail(await requireDelivery(engine, agencyId, id)),
+    getDelivery: async (agencyId, id) =>
+      deliveryDetailOf(engine, await requireDelivery(engine, agencyId, id)),
     replay: (agencyId, id) => replayDelivery(engine, agencyId, id),
     listAttempts: (agencyId, id) => listAttempts(engine, agencyId, id),
     recoverDeliveries: ((agencyId: string, body: RecoverDeliveriesBody) =>
@@ -348,6 +349,8 @@ async function sendTest(engine: Engine, agencyId: string, body?: SendTestBody): 
     agencyId,
     oneShot: true,
   });
+  // The person's probe: a 2xx releases what the breaker holds; a failure leaves it as it is.
+  if (outcome.ok) await closeAfterTestSend(engine, agencyId);
   return { success: outcome.ok, statusCode: outcome.statusCode ?? 0, message: describeTestOutcome(outcome) };
 }
 

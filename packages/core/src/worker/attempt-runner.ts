@@ -19,14 +19,16 @@ import { disableGoneReceiver, isReceiverGone } from './endpoint-disable';
  * the queue write, or duplicated by a recovery sweep) is harmless: it is
  * reconciled against the record before anything is sent.
  *
- * Returns the attempt's outcome, or null when no request was made.
+ * Returns the attempt's outcome, or null when no request was made. `read` is the
+ * record when the caller has just read it (the store is then not asked again).
  */
 export async function runClaim(
   engine: Engine,
   claim: Claim,
   claimedAt: number,
+  read?: DeliveryRecord | null,
 ): Promise<AttemptOutcome | null> {
-  const record = await engine.store.getDelivery(claim.deliveryId);
+  const record = read === undefined ? await engine.store.getDelivery(claim.deliveryId) : read;
   if (record?.status !== 'pending') {
     await engine.queue.ack(claim);
     return null;

@@ -21,7 +21,11 @@ import type { EndpointHealthWatch } from './endpoint-health-watch';
  * The state lives in the store so that every process sees it; reading it before
  * every attempt would cost a round trip per delivery, so each process keeps what
  * it read for a second. An agency known to be open is excluded from claims until
- * its probe time, which is what keeps its backlog from taking slots at all.
+ * its probe time, which is what keeps its backlog from taking slots at all; while
+ * it is excluded its record is read again every half second, so a probe answered
+ * in another process, a PUT of the configuration, a person's replay or a
+ * successful test send releases its deliveries within that time rather than at
+ * the end of the open period.
  * Writes are compare-and-set on the record's version, serialised per agency in
  * the process, and skipped when the outcome changes nothing (a healthy agency's
  * success): the common path costs no I/O. The same record carries the agency's
@@ -31,15 +35,24 @@ import type { EndpointHealthWatch } from './endpoint-health-watch';
 /** What the worker does with a claim of the agency. */
 export type GateDecision = { kind: 'send' } | { kind: 'probe' } | { kind: 'defer'; until: number };
 
+/**
+ * How an attempt was let through: the breaker allowed it (`send`), it is the
+ * breaker's probe, or it is a person's (a replay or a recovery), sent whatever
+ * the breaker said and counted as its probe.
+ */
+export type AttemptKind = 'send' | 'probe' | 'personal';
+
 /** How long a read of an agency's breaker is trusted, in ms. */
 const FRESH_MS = 1_000;
 /** A probe lost to another worker: look again after this long, in ms. */
-const PROBE_RACE_RETRY_MS = 1_000;
+const PROBE_RACE_RETRY_MS = 500;
 /**
- * Longest a deferral lasts before the store is read again, in ms: a PUT of the
- * configuration closes the breaker, and waiting agencies should notice soon.
+ * How often the record of an excluded agency is read again, in ms. Its held
+ * deliveries go within this long of the breaker closing anywhere (a probe's answer
+ * in another process, a PUT, a person's replay or test send): one primary-key read
+ * per excluded agency per interval is what that costs.
  */
-const RECHECK_MS = 5_000;
+const RECHECK_MS = 500;
 const REMEMBERED_AGENCIES = 10_000;
 const SAVE_TRIES = 4;
 const NO_AGENCIES: readonly string[] = Object.freeze([]);
@@ -47,6 +60,12 @@ const NO_AGENCIES: readonly string[] = Object.freeze([]);
 interface Known {
   record: CircuitRecord | null;
   readAt: number;
+}
+
+/** An agency excluded from claims: until when, and when its record is read again meanwhile. */
+interface Deferral {
+  until: number;
+  recheckAt: number;
 }
 
 /** Options of {@link CircuitGate}. */
@@ -57,6 +76,9 @@ export interface CircuitGateOptions {
   probeHoldMs: number;
   onChange: (event: WebhookCircuitEvent) => void;
   onError: (error: unknown) => void;
+  /** An excluded agency may be claimed again before its deferral ended (a re-read found it closed or due a probe). */
+  onRelease: () => void;
+  clock: () => number;
   /** Reports health changes and auto-disables, after each write. */
   health?: EndpointHealthWatch;
 }
@@ -65,7 +87,9 @@ export class CircuitGate {
   readonly #options: CircuitGateOptions;
   readonly #known = new Map<string, Known>();
   /** Agencies not to claim before a time: open, or probed by someone else. */
-  readonly #deferred = new Map<string, number>();
+  readonly #deferred = new Map<string, Deferral>();
+  /** Excluded agencies whose record is being read again. */
+  readonly #rechecking = new Set<string>();
   /** Per agency, the write in progress: the next one starts from its result. */
   readonly #writes = new Map<string, Promise<void>>();
 
@@ -104,13 +128,20 @@ export class CircuitGate {
     return this.#noted(agencyId, current.kind === 'probe' ? raced : current, now);
   }
 
-  /** Agencies whose claims should wait now (for the claim's `excludeAgencies`). */
+  /**
+   * Agencies whose claims should wait now (for the claim's `excludeAgencies`). Those
+   * due a re-read of their record get one, in the background.
+   */
   blocked(now: number): readonly string[] {
     if (this.#deferred.size === 0) return NO_AGENCIES;
     const agencies: string[] = [];
-    for (const [agencyId, until] of this.#deferred) {
-      if (until > now) agencies.push(agencyId);
-      else this.#deferred.delete(agencyId);
+    for (const [agencyId, deferral] of this.#deferred) {
+      if (deferral.until <= now) {
+        this.#deferred.delete(agencyId);
+        continue;
+      }
+      agencies.push(agencyId);
+      if (deferral.recheckAt <= now) this.#recheck(agencyId);
     }
     return agencies;
   }
@@ -120,15 +151,15 @@ export class CircuitGate {
    * breaker. Synchronous and free when nothing changes; otherwise queued behind
    * the agency's previous write.
    */
-  record(agencyId: string, outcome: AttemptOutcome | null, now: number, probe: boolean): void {
+  record(agencyId: string, outcome: AttemptOutcome | null, now: number, kind: AttemptKind): void {
     const known = this.#known.get(agencyId);
-    if (!probe && outcome && known && !this.#writes.has(agencyId)) {
+    if (kind === 'send' && outcome && known && !this.#writes.has(agencyId)) {
       const state = known.record ?? CLOSED_CIRCUIT;
       if (afterAttemptWithHealth(state, outcome, now, this.#options.settings) === state) return;
     }
     const previous = this.#writes.get(agencyId) ?? Promise.resolve();
     const write = previous
-      .then(() => this.#apply(agencyId, outcome, now, probe))
+      .then(() => this.#apply(agencyId, outcome, now, kind))
       .catch((error: unknown) => this.#options.onError(error))
       .finally(() => {
         if (this.#writes.get(agencyId) === write) this.#writes.delete(agencyId);
@@ -141,12 +172,17 @@ export class CircuitGate {
     while (this.#writes.size > 0) await Promise.all(this.#writes.values());
   }
 
-  async #apply(agencyId: string, outcome: AttemptOutcome | null, now: number, probe: boolean): Promise<void> {
+  async #apply(
+    agencyId: string,
+    outcome: AttemptOutcome | null,
+    now: number,
+    kind: AttemptKind,
+  ): Promise<void> {
     const known = this.#known.get(agencyId);
     let record = known && now - known.readAt <= FRESH_MS ? known.record : await this.#read(agencyId, now);
     for (let attempt = 0; attempt < SAVE_TRIES; attempt += 1) {
       const state = record ?? CLOSED_CIRCUIT;
-      const next = this.#next(state, outcome, now, probe);
+      const next = this.#next(state, outcome, now, kind);
       if (!circuitChanged(state, next)) return;
       const saved = await this.#options.store.saveCircuit(agencyId, record?.version ?? null, next);
       if (saved) {
@@ -159,15 +195,36 @@ export class CircuitGate {
     }
   }
 
-  #next(state: CircuitState, outcome: AttemptOutcome | null, now: number, probe: boolean): CircuitState {
+  #next(state: CircuitState, outcome: AttemptOutcome | null, now: number, kind: AttemptKind): CircuitState {
     const signal = outcome ? circuitSignal(outcome) : 'neutral';
-    if (probe && signal === 'neutral' && state.status === 'half_open') {
+    if (kind === 'probe' && signal === 'neutral' && state.status === 'half_open') {
       // The probe learnt nothing about the receiver (no attempt, or the URL policy
       // refused it): let the next claim probe at once rather than after the hold.
       const reopened: CircuitState = { ...state, status: 'open', openUntil: now };
       return outcome ? afterAttemptHealth(reopened, outcome.ok, now) : reopened;
     }
-    return outcome ? afterAttemptWithHealth(state, outcome, now, this.#options.settings) : state;
+    if (!outcome) return state;
+    return afterAttemptWithHealth(state, outcome, now, this.#options.settings, kind === 'personal');
+  }
+
+  /** Reads an excluded agency's record again; releases the claim loop when it may be claimed now. */
+  #recheck(agencyId: string): void {
+    if (this.#rechecking.has(agencyId)) return;
+    this.#rechecking.add(agencyId);
+    this.#options.store
+      .getCircuit(agencyId)
+      .then(
+        (record) => {
+          this.#remember(agencyId, record, this.#options.clock());
+          if (!this.#deferred.has(agencyId)) this.#options.onRelease();
+        },
+        (error: unknown) => {
+          const deferral = this.#deferred.get(agencyId);
+          if (deferral) deferral.recheckAt = this.#options.clock() + RECHECK_MS;
+          this.#options.onError(error);
+        },
+      )
+      .finally(() => this.#rechecking.delete(agencyId));
   }
 
   async #read(agencyId: string, now: number): Promise<CircuitRecord | null> {
@@ -181,14 +238,19 @@ export class CircuitGate {
     this.#noted(agencyId, admission(record ?? CLOSED_CIRCUIT, now), now);
   }
 
+  /**
+   * Keeps the agency excluded while the decision defers. The deferral handed back
+   * ends by the next re-read: the worker puts the claim back due then, and the
+   * exclusion, not a far `runAt`, is what holds it, so a release finds it due.
+   */
   #noted(agencyId: string, decision: GateDecision, now: number): GateDecision {
     if (decision.kind !== 'defer') {
       this.#deferred.delete(agencyId);
       return decision;
     }
-    const until = Math.min(decision.until, now + RECHECK_MS);
-    setNewest(this.#deferred, agencyId, until, REMEMBERED_AGENCIES);
-    return until === decision.until ? decision : { kind: 'defer', until };
+    const recheckAt = now + RECHECK_MS;
+    setNewest(this.#deferred, agencyId, { until: decision.until, recheckAt }, REMEMBERED_AGENCIES);
+    return decision.until <= recheckAt ? decision : { kind: 'defer', until: recheckAt };
   }
 
   #report(circuit: CircuitRecord, previous: CircuitRecord['status']): void {

@@ -50,7 +50,7 @@ export async function disableEndpoint(deps: EndpointDisableDeps, disable: Endpoi
     agencyId: disabled.agencyId,
     previous: healthState(config, before),
     current: 'disabled',
-    health: healthView(disabled, after),
+    health: healthView(disabled, after, null, now),
   });
   return true;
 }

@@ -47,7 +47,7 @@ export class EndpointHealthWatch {
     const config = await this.#options.store.getConfig(saved.agencyId);
     if (!config) return;
     if (due && config.enabled && (await this.#disable(config, before, now))) return;
-    if (moved) this.#reportChange(config, before, saved);
+    if (moved) this.#reportChange(config, before, saved, now);
   }
 
   /** This write counted an unsuccessful attempt, and the run it belongs to is old enough. */
@@ -76,9 +76,9 @@ export class EndpointHealthWatch {
     });
   }
 
-  #reportChange(config: WebhookConfigRecord, before: CircuitState, saved: CircuitRecord): void {
+  #reportChange(config: WebhookConfigRecord, before: CircuitState, saved: CircuitRecord, now: number): void {
     const previous = healthState(config, before);
-    const health = healthView(config, saved);
+    const health = healthView(config, saved, null, now);
     if (previous === health.state) return;
     callHook(this.#options.hooks.onEndpointHealthChange, {
       agencyId: saved.agencyId,

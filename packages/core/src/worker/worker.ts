@@ -1,11 +1,12 @@
 import type { Claim } from '../adapters/queue';
 import type { AttemptOutcome } from '../delivery/attempt-outcome';
+import type { DeliveryRecord } from '../delivery/delivery';
 import { callHook, type WorkerErrorStage } from '../observability/hooks';
 import { type Engine, engineOf } from '../service/engine';
 import type { WebhookService } from '../service/service';
 import { AgencySlots } from './agency-slots';
 import { runClaim } from './attempt-runner';
-import { CircuitGate } from './circuit-gate';
+import { type AttemptKind, CircuitGate } from './circuit-gate';
 import { DueWakeups } from './due-wakeups';
 import { EndpointHealthWatch } from './endpoint-health-watch';
 import { createRecoverySweep, type RecoverySweep } from './recovery-sweep';
@@ -27,6 +28,11 @@ export interface WebhookWorker {
 }
 
 const RESCHEDULE_SATURATED_MS = 100;
+
+/** A pending delivery whose next attempt a person asked for (a replay or a bulk recovery). */
+function isPersonal(record: DeliveryRecord | null | undefined): record is DeliveryRecord {
+  return record?.status === 'pending' && record.nextAttemptTrigger !== 'automatic';
+}
 /** What the claim loop excludes when no agency is saturated: one shared array rather than a new one per claim. */
 const NO_AGENCIES: readonly string[] = Object.freeze([]);
 
@@ -88,6 +94,8 @@ class DeliveryWorker implements WebhookWorker {
           probeHoldMs: settings.leaseMs,
           onChange: (event) => callHook(engine.hooks.onCircuitChange, event),
           onError: (error) => this.#reportError(error, 'circuit'),
+          onRelease: () => this.#wakeClaimLoop(),
+          clock: engine.clock,
           health: new EndpointHealthWatch({
             store: engine.store,
             autoDisable: engine.autoDisable,
@@ -276,13 +284,20 @@ class DeliveryWorker implements WebhookWorker {
       const { agencyId } = claim;
       const now = this.engine.clock();
       const decision = gate.cached(agencyId, now) ?? (await gate.decide(agencyId, now));
+      let record: DeliveryRecord | null | undefined;
+      let kind: AttemptKind = decision.kind === 'probe' ? 'probe' : 'send';
       if (decision.kind === 'defer') {
-        // The breaker is open: back in the queue untouched, no attempt spent.
-        if (await this.engine.queue.reschedule(claim, decision.until)) this.#dueWakeups.at(decision.until);
-        return;
+        // A person's replay or recovery goes whatever the breaker says, as its probe;
+        // an automatic attempt goes back in the queue untouched, no attempt spent.
+        record = await this.engine.store.getDelivery(claim.deliveryId);
+        if (!isPersonal(record)) {
+          if (await this.engine.queue.reschedule(claim, decision.until)) this.#dueWakeups.at(decision.until);
+          return;
+        }
+        kind = 'personal';
       }
-      outcome = await runClaim(this.engine, claim, this.engine.clock());
-      gate.record(agencyId, outcome, this.engine.clock(), decision.kind === 'probe');
+      outcome = await runClaim(this.engine, claim, this.engine.clock(), record);
+      gate.record(agencyId, outcome, this.engine.clock(), kind);
     } catch (error) {
       this.#reportError(error, 'attempt', claim.deliveryId);
     } finally {
