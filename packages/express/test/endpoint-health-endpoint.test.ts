@@ -47,7 +47,7 @@ describe('GET /config/health', () => {
     expect(res.body.error.code).toBe('config_not_found');
   });
 
-  it('a new configuration is healthy: exactly the seven fields, counters zero, times null', async () => {
+  it('a new configuration is healthy: exactly the eight fields, counters zero, times null', async () => {
     await put(true);
     const res = await health();
     expect(res.status).toBe(200);
@@ -58,6 +58,7 @@ describe('GET /config/health', () => {
       lastFailureAt: null,
       failingSince: null,
       disabledAt: null,
+      pausedUntil: null,
       disabledReason: null,
     });
   });
@@ -72,6 +73,7 @@ describe('GET /config/health', () => {
       lastFailureAt: T0 + 9_000,
       failingSince: T0,
       disabledAt: null,
+      pausedUntil: null,
       disabledReason: null,
     });
 
@@ -110,8 +112,22 @@ describe('GET /config/health', () => {
       lastFailureAt: T0 + 9_000,
       failingSince: null,
       disabledAt: null,
+      pausedUntil: null,
       disabledReason: null,
     });
+  });
+
+  it('while the breaker is open: pausedUntil is the end of the open period', async () => {
+    await put(true);
+    const openUntil = Date.now() + 30_000;
+    await h.service.store.saveCircuit('agency-1', null, {
+      ...FAILING,
+      status: 'open',
+      openedAt: Date.now(),
+      openUntil,
+      openings: 1,
+    });
+    expect((await health()).body).toMatchObject({ state: 'failing', pausedUntil: openUntil });
   });
 
   it('a configuration the agency disabled is disabled, without a reason', async () => {
@@ -119,6 +135,7 @@ describe('GET /config/health', () => {
     expect((await health()).body).toMatchObject({
       state: 'disabled',
       disabledAt: null,
+      pausedUntil: null,
       disabledReason: null,
     });
   });

@@ -13,7 +13,13 @@ import {
   parseStaticTokens,
 } from '@svc/example-express-host';
 import { FAST_CIRCUIT, FAST_RETRY, startTestReceiver, type TestReceiver } from '@svc/test-support';
-import type { DeliverySummary, PutConfigBody, WebhookService, WorkerOptions } from '@svc/webhooks-core';
+import type {
+  DeliverySummary,
+  PutConfigBody,
+  WebhookService,
+  WebhookServiceOptions,
+  WorkerOptions,
+} from '@svc/webhooks-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
@@ -49,6 +55,8 @@ export interface OpenPortalOptions {
   viewport?: keyof typeof VIEWPORTS;
   /** Worker options over the harness's (`pollIntervalMs: 20`); `bulkRecovery: false` keeps recoveries running. */
   worker?: WorkerOptions;
+  /** The breaker's settings instead of the harness's fast ones (`FAST_CIRCUIT`), such as a long open period. */
+  circuitBreaker?: WebhookServiceOptions['circuitBreaker'];
 }
 
 /** A portal page in Chromium, the example host behind it and a real HTTPS receiver. */
@@ -93,7 +101,7 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
       urlPolicy: { allowPrivateNetworks: true },
       transport: { tls: { ca: receiver.ca } },
       retry: FAST_RETRY,
-      circuitBreaker: FAST_CIRCUIT,
+      circuitBreaker: options.circuitBreaker ?? FAST_CIRCUIT,
       // One session serves a whole suite: the recovery tests count and start far more than an agency's
       // default allowance a minute.
       recoveryLimit: false,

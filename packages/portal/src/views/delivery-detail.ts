@@ -24,6 +24,7 @@ const ERROR_KIND_LABELS: Record<NonNullable<AttemptRecord['errorKind']>, string>
   private_address: 'Refused: the address is private',
   connect: 'The connection could not be made',
   tls: 'The secure connection (TLS) failed',
+  sender_busy: 'Not sent: the sender was too busy to send it in time (not the endpoint’s fault)',
 };
 
 /** How often a pending delivery is re-read after a replay, and for how long at most. */
@@ -294,7 +295,13 @@ export class DeliveryDetailElement extends LitElement {
       <dt>Delivered</dt>
       <dd>${formatTime(delivery.deliveredAt)}</dd>
       <dt>Next retry</dt>
-      <dd>${formatTime(delivery.nextRetryAt)}</dd>
+      <dd>${formatTime(delivery.nextRetryAt)}${
+        delivery.pausedUntil === null
+          ? nothing
+          : html`<br /><span class="paused" data-paused-until=${delivery.pausedUntil}>
+              Endpoint paused until ${formatTime(delivery.pausedUntil)}: the receiver failed too often in a row.
+              It goes at once when a test event succeeds, or when a failed delivery is replayed or recovered.</span>`
+      }</dd>
       <dt>Attempts</dt>
       <dd>${delivery.attempt} of ${delivery.maxAttempts}</dd>
       <dt>Last error</dt>

@@ -178,6 +178,12 @@ export class EndpointHealthElement extends LitElement {
         <dt>Failing since</dt>
         <dd>${formatTime(health.failingSince)}</dd>
         ${
+          health.pausedUntil === null
+            ? nothing
+            : html`<dt>Paused until</dt>
+              <dd data-paused-until=${health.pausedUntil}>${formatTime(health.pausedUntil)}</dd>`
+        }
+        ${
           health.disabledAt === null
             ? nothing
             : html`<dt>Disabled at</dt>
@@ -195,6 +201,8 @@ function summary(health: EndpointHealth): string {
         ? 'No delivery attempt failed so far.'
         : 'Deliveries get through: the last attempt got a 2xx answer.';
     case 'failing':
+      if (health.pausedUntil !== null)
+        return `Paused until ${formatTime(health.pausedUntil)}: every attempt since ${formatTime(health.failingSince)} went without a 2xx answer, and the receiver failed too often in a row, so deliveries wait. A test event that succeeds, a replay or a recovery tries again at once.`;
       return `Every attempt since ${formatTime(health.failingSince)} went without a 2xx answer. Deliveries are retried.`;
     default:
       if (health.disabledReason === null)
