@@ -53,6 +53,12 @@ const PROBE_RACE_RETRY_MS = 500;
  * per excluded agency per interval is what that costs.
  */
 const RECHECK_MS = 500;
+/**
+ * Re-reads are spread to at most one per this many ms per worker: with more than
+ * 100 agencies excluded at once, each one's interval grows past `RECHECK_MS`
+ * (1,000 paused agencies: every 5 s), so the reads stay at 200 a second.
+ */
+const RECHECK_SPACING_MS = 5;
 const REMEMBERED_AGENCIES = 10_000;
 const SAVE_TRIES = 4;
 const NO_AGENCIES: readonly string[] = Object.freeze([]);
@@ -90,6 +96,13 @@ export class CircuitGate {
   readonly #deferred = new Map<string, Deferral>();
   /** Excluded agencies whose record is being read again. */
   readonly #rechecking = new Set<string>();
+  /**
+   * Fires at the earliest re-read that is due: an idle claim loop waits up to its poll
+   * interval, and a re-read that only ran on a claim would wait with it.
+   */
+  #recheckTimer: NodeJS.Timeout | null = null;
+  #recheckTimerAt = Number.POSITIVE_INFINITY;
+  #closed = true;
   /** Per agency, the write in progress: the next one starts from its result. */
   readonly #writes = new Map<string, Promise<void>>();
 
@@ -102,7 +115,11 @@ export class CircuitGate {
     const known = this.#known.get(agencyId);
     if (!known || now - known.readAt > FRESH_MS) return undefined;
     const decision = admission(known.record ?? CLOSED_CIRCUIT, now);
-    return decision.kind === 'probe' ? undefined : decision;
+    if (decision.kind === 'probe') return undefined;
+    // Put back due by the next re-read, like every deferral (see #noted): a release must find it due.
+    return decision.kind === 'defer' && decision.until > now + RECHECK_MS
+      ? { kind: 'defer', until: now + RECHECK_MS }
+      : decision;
   }
 
   /** Reads the breaker when needed and decides; takes the probe (compare-and-set) when one is due. */
@@ -167,6 +184,20 @@ export class CircuitGate {
     this.#writes.set(agencyId, write);
   }
 
+  /** Starts (again) the re-reads of excluded agencies: the worker started. */
+  open(): void {
+    this.#closed = false;
+    for (const deferral of this.#deferred.values()) this.#armRecheck(deferral.recheckAt);
+  }
+
+  /** Stops the re-reads of excluded agencies (the worker stopped). */
+  close(): void {
+    this.#closed = true;
+    if (this.#recheckTimer) clearTimeout(this.#recheckTimer);
+    this.#recheckTimer = null;
+    this.#recheckTimerAt = Number.POSITIVE_INFINITY;
+  }
+
   /** Resolves when every write started so far has ended. */
   async settled(): Promise<void> {
     while (this.#writes.size > 0) await Promise.all(this.#writes.values());
@@ -220,7 +251,10 @@ export class CircuitGate {
         },
         (error: unknown) => {
           const deferral = this.#deferred.get(agencyId);
-          if (deferral) deferral.recheckAt = this.#options.clock() + RECHECK_MS;
+          if (deferral) {
+            deferral.recheckAt = this.#options.clock() + RECHECK_MS;
+            this.#armRecheck(deferral.recheckAt);
+          }
           this.#options.onError(error);
         },
       )
@@ -248,9 +282,35 @@ export class CircuitGate {
       this.#deferred.delete(agencyId);
       return decision;
     }
-    const recheckAt = now + RECHECK_MS;
+    const recheckAt = now + Math.max(RECHECK_MS, this.#deferred.size * RECHECK_SPACING_MS);
     setNewest(this.#deferred, agencyId, { until: decision.until, recheckAt }, REMEMBERED_AGENCIES);
+    this.#armRecheck(recheckAt);
     return decision.until <= recheckAt ? decision : { kind: 'defer', until: recheckAt };
+  }
+
+  #armRecheck(at: number): void {
+    if (this.#closed || at >= this.#recheckTimerAt) return;
+    if (this.#recheckTimer) clearTimeout(this.#recheckTimer);
+    this.#recheckTimerAt = at;
+    this.#recheckTimer = setTimeout(() => this.#recheckDue(), Math.max(0, at - this.#options.clock()));
+    this.#recheckTimer.unref();
+  }
+
+  /** Re-reads every excluded agency whose time has come, then arms the timer for the next. */
+  #recheckDue(): void {
+    this.#recheckTimer = null;
+    this.#recheckTimerAt = Number.POSITIVE_INFINITY;
+    const now = this.#options.clock();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [agencyId, deferral] of this.#deferred) {
+      if (deferral.until <= now) {
+        // Due a probe or closed by now: claimable again.
+        this.#deferred.delete(agencyId);
+        this.#options.onRelease();
+      } else if (deferral.recheckAt <= now) this.#recheck(agencyId);
+      else next = Math.min(next, deferral.recheckAt);
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.#armRecheck(next);
   }
 
   #report(circuit: CircuitRecord, previous: CircuitRecord['status']): void {

@@ -122,6 +122,7 @@ class DeliveryWorker implements WebhookWorker {
     if (this.#running) return;
     this.#running = true;
     this.#abort = new AbortController();
+    this.#gate?.open();
     const { leaseMs, recoverySweep } = this.settings;
     this.#timers.push(setInterval(() => this.#renewAll(), Math.max(1, Math.floor(leaseMs / 3))));
     if (recoverySweep) {
@@ -151,6 +152,7 @@ class DeliveryWorker implements WebhookWorker {
     this.#wakeClaimLoop();
     await this.#loop;
     await Promise.all(this.#held.values());
+    this.#gate?.close();
     await this.#gate?.settled();
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers = [];
