@@ -14,8 +14,8 @@
  * action to the person's delivery, and from it to the last held delivery.
  *
  * Bars (issue "failure you can trust"): the replayed delivery within 1 s of the
- * replay, the held ones within 2 s after it; no held delivery shows a
- * `nextRetryAt` more than 1 s in the past.
+ * replay (and a test send's answer), the held ones within 2 s after the person's
+ * delivery; no held delivery shows a `nextRetryAt` more than 1 s in the past.
  *
  * Writes the `paused-endpoint` section of docs/benchmarks.md (`--no-write`: print only).
  * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_PAUSED_ROUNDS (5), BENCH_PAUSED_HELD (20).
@@ -192,7 +192,12 @@ async function main(): Promise<void> {
       const person = of.map((m) => m.personMs);
       const heldAfter = of.map((m) => m.heldAfterMs);
       const worst = Math.max(...of.map((m) => m.worstPastMs));
-      if (Math.max(...person) > 1_000 || Math.max(...heldAfter) > 2_000 || worst > 1_000) met = false;
+      // A recovery's own first delivery also waits for a worker's walker to find the recovery (its
+      // poll is 1 s when the recovery was started in another process), so the 1 s bar is the replay's.
+      const personBarred = action !== 'recovery';
+      if ((personBarred && Math.max(...person) > 1_000) || Math.max(...heldAfter) > 2_000 || worst > 1_000) {
+        met = false;
+      }
       rows.push([
         kind,
         action,
@@ -213,7 +218,8 @@ receiver is fixed and the API process replays the failed delivery, sends a test 
 recovery. Cells: median / worst over the rounds. "Person": from the action to the replayed or recovered
 delivery's \`deliveredAt\` (a test send: to its answer). "Held after": from then to the last held delivery's.
 "Worst past": how far in the past a held delivery's \`nextRetryAt\` ever was when read (negative: never).
-Bars: person ≤ 1,000 ms, held after ≤ 2,000 ms, worst past ≤ 1,000 ms: ${met ? 'met' : 'NOT met'}.
+Bars: person ≤ 1,000 ms (replay and test send; a recovery started in the API process is first found by a
+worker's walker, which looks every second), held after ≤ 2,000 ms, worst past ≤ 1,000 ms: ${met ? 'met' : 'NOT met'}.
 
 ${markdownTable(['backend', 'action', 'person', 'held after', 'worst past'], rows)}
 `;
