@@ -59,6 +59,7 @@ describe('createPinnedPools(): one pool per origin and checked address set', () 
     createPinnedPools({
       connections: 1,
       timeoutMs: 1000,
+      localWaitMs: 5000,
       connectTimeoutMs: 1000,
       idleMs: 60_000,
       maxPools: 16,

@@ -21,6 +21,7 @@ describe('what the agency is told per error kind', () => {
     'connect',
     'tls',
     'private_address',
+    'sender_busy',
   ];
 
   it.each(kinds)('%s has one fixed sentence that says what to check, and no network detail', (kind) => {

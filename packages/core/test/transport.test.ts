@@ -153,15 +153,6 @@ describe('createTransport().send against a real HTTPS receiver', () => {
     });
   });
 
-  it('a deadline that fires while the request waits for a busy connection ends the attempt on time', async () => {
-    receiver.respond(() => ({ hangMs: 10_000 }));
-    const transport = transportFor({ timeoutMs: 300, connectionsPerOrigin: 1 });
-    const outcomes = await Promise.all([transport.send(delivery()), transport.send(delivery())]);
-    expect(outcomes.map((outcome) => outcome.errorKind)).toEqual(['timeout', 'timeout']);
-    // The queued one never reached the receiver: the deadline dropped it before a socket was free.
-    expect(receiver.requests).toHaveLength(1);
-  });
-
   it('the caller can abort an attempt', async () => {
     receiver.respond(() => ({ hangMs: 10_000 }));
     const controller = new AbortController();

@@ -2,20 +2,24 @@ import { z } from 'zod';
 
 /** The kinds of attempt failure, as the attempt history and its OpenAPI schema name them. */
 export const attemptErrorKindSchema = z
-  .enum(['http_status', 'timeout', 'dns', 'private_address', 'connect', 'tls'])
+  .enum(['http_status', 'timeout', 'dns', 'private_address', 'connect', 'tls', 'sender_busy'])
   .meta({
     description:
-      'What went wrong: `http_status` (a non-2xx answer, redirects included), `timeout`, `dns`, `private_address` (refused by the URL policy at send time), `connect`, `tls`.',
+      'What went wrong: `http_status` (a non-2xx answer, redirects included), `timeout`, `dns`, `private_address` (refused by the URL policy at send time), `connect`, `tls`, `sender_busy` (the sender could not hand the request to the receiver in time: not a receiver failure).',
   });
 
 /**
  * What went wrong with an attempt, when something did:
  * - `http_status`: a response came but not a 2xx (redirects included: they are never followed);
- * - `timeout`: no complete response within the attempt's time budget;
+ * - `timeout`: no complete response within the attempt's time budget, counted
+ *   from when the request reached the receiver's connection (`transport.timeoutMs`);
  * - `dns`: the hostname did not resolve (or not in time);
  * - `private_address`: it resolved to a non-public address at send time (SSRF guard);
  * - `connect`: the TCP connection failed or was reset;
- * - `tls`: the TLS handshake or certificate check failed.
+ * - `tls`: the TLS handshake or certificate check failed;
+ * - `sender_busy`: the request waited inside the sender (for a connection, a
+ *   socket, a connect turn) past `transport.localWaitMs` and was never handed to
+ *   the receiver: says nothing about the receiver.
  */
 export type AttemptErrorKind = z.infer<typeof attemptErrorKindSchema>;
 

@@ -32,6 +32,7 @@ const FALLBACK_ERROR_MESSAGES: Record<AttemptErrorKind, string> = {
   private_address: 'The webhook URL resolved to a non-public address; no request was sent.',
   connect: 'Could not connect to the receiver.',
   tls: 'The TLS handshake with the receiver failed.',
+  sender_busy: 'The sender was too busy to send the request in time; the receiver was not at fault.',
 };
 
 /** The failure text stored as `lastErrorMessage`; the transport's when it gave one. */

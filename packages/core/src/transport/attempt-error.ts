@@ -33,7 +33,7 @@ const KIND_ORDER: AttemptError['kind'][] = ['tls', 'dns', 'timeout', 'connect'];
 
 /** A failed request's kind, what the agency is told, and what only the logs get. */
 export interface AttemptError {
-  kind: Exclude<AttemptErrorKind, 'http_status' | 'private_address'>;
+  kind: Exclude<AttemptErrorKind, 'http_status' | 'private_address' | 'sender_busy'>;
   /** Fixed text for the kind: stored as `lastErrorMessage`, shown by test sends. */
   message: string;
   /** The raw error text (codes, addresses, ports), for the logs only. */
@@ -79,6 +79,8 @@ const TENANT_MESSAGES: Record<Exclude<AttemptErrorKind, 'http_status'>, string> 
   tls: 'The TLS handshake with the receiver failed. Its certificate must be valid, unexpired, issued by a public certificate authority and name the host of the webhook URL.',
   private_address:
     'The host name of the webhook URL now resolves to a private, reserved or blocked address, so nothing was sent. Webhooks go to public addresses only.',
+  sender_busy:
+    'Not sent: the sender was too busy to hand the request to the receiver in time. This is not a failure of the receiver; nothing needs to change on its side.',
 };
 
 /** The fixed text the agency sees for a failure of `kind` without a response. */

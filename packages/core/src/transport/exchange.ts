@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { type LagTolerantTimer, startLagTolerantTimer } from '../deadline';
 import { utf8Prefix } from './response-excerpt';
 
 /*
@@ -14,19 +15,38 @@ import { utf8Prefix } from './response-excerpt';
  * CPU profile in bench/delivery; plain chunks avoid them. It also lets the
  * deadline settle the attempt at the exact moment it fires, whatever undici is
  * doing (a request still queued for a socket included).
+ *
+ * Two clocks, so that the receiver is charged only for its own time. Until
+ * undici hands the request to a connection (`onRequestStart`, just before it
+ * writes the request), the request waits inside this process: for a free
+ * connection of the pool, and behind it for the socket budget, the TLS
+ * resumption gate, the connect pacer and the connect (which has its own
+ * connect timeout). That wait is bounded by `localWaitMs` and ends as
+ * `local_wait_exceeded`, never as the receiver's timeout. From the hand-over on,
+ * `timeoutMs` is the receiver's, on a timer that gives back event-loop lag
+ * (deadline.ts): a response that arrived while our loop was blocked is read
+ * before the deadline is judged.
  */
 
 /** How an exchange ended. Never a rejection: every end is one of these. */
 export type ExchangeResult =
   | { kind: 'response'; statusCode: number; headers: IncomingHttpHeaders; excerpt: string | null }
-  | { kind: 'timed_out' }
+  /** The receiver had its whole budget; `lagCreditedMs` of our own event-loop lag were given back on top. */
+  | { kind: 'timed_out'; lagCreditedMs: number }
+  /** Never handed to a connection within `localWaitMs`: nothing reached the receiver. */
+  | { kind: 'local_wait_exceeded' }
   | { kind: 'aborted' }
   | { kind: 'failed'; error: Error };
 
 /** Limits of one exchange. */
 export interface ExchangeLimits {
-  /** The whole exchange, from dispatch to the last body byte kept, in ms. */
+  /** The receiver's budget: from the request's hand-over to a connection to the last body byte kept, in ms. */
   timeoutMs: number;
+  /**
+   * Longest wait inside this process before the hand-over, in ms; also the most
+   * event-loop lag given back to the receiver's budget.
+   */
+  localWaitMs: number;
   /** Body bytes kept; past this the connection is dropped. */
   maxResponseBytes: number;
   /** The caller's signal; ends the exchange as `aborted`. */
@@ -46,8 +66,9 @@ class ExchangeStopped extends Error {
  *
  * Headers arrived = the status decides the outcome: a later body error, the byte
  * limit or the deadline only shortens the excerpt. Before the headers, the
- * deadline or the caller's signal settles at once as `timed_out` / `aborted`, and
- * undici drops the request as soon as it holds it.
+ * receiver's deadline, the local-wait bound or the caller's signal settles at
+ * once as `timed_out` / `local_wait_exceeded` / `aborted`, and undici drops the
+ * request as soon as it holds it.
  */
 export function exchange(
   dispatcher: Dispatcher,
@@ -67,7 +88,12 @@ export function exchange(
 class ExchangeHandler implements Dispatcher.DispatchHandler {
   readonly #maxBytes: number;
   readonly #settle: (result: ExchangeResult) => void;
-  readonly #timer: NodeJS.Timeout;
+  readonly #timeoutMs: number;
+  readonly #localWaitMs: number;
+  /** Runs until the hand-over: our own waiting. */
+  readonly #waitTimer: NodeJS.Timeout;
+  /** Runs from the hand-over: the receiver's time. */
+  #receiverTimer: LagTolerantTimer | null = null;
   readonly #signal: AbortSignal | undefined;
   #controller: Dispatcher.DispatchController | null = null;
   #settled = false;
@@ -83,7 +109,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   constructor(limits: ExchangeLimits, settle: (result: ExchangeResult) => void) {
     this.#maxBytes = limits.maxResponseBytes;
     this.#settle = settle;
-    this.#timer = setTimeout(() => this.#interrupt('timed_out'), limits.timeoutMs);
+    this.#timeoutMs = limits.timeoutMs;
+    this.#localWaitMs = limits.localWaitMs;
+    this.#waitTimer = setTimeout(() => this.#interrupt('local_wait_exceeded'), limits.localWaitMs);
     this.#signal = limits.signal;
     if (this.#signal) {
       if (this.#signal.aborted) {
@@ -98,9 +126,19 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
   }
 
+  /** undici writes the request next: our waiting ends, the receiver's budget starts. */
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    if (this.#dropped) controller.abort(this.#dropped);
+    if (this.#dropped) {
+      controller.abort(this.#dropped);
+      return;
+    }
+    clearTimeout(this.#waitTimer);
+    this.#receiverTimer = startLagTolerantTimer(
+      this.#timeoutMs,
+      () => this.#interrupt('timed_out'),
+      this.#localWaitMs,
+    );
   }
 
   onResponseStart(
@@ -133,11 +171,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#finish(error);
   }
 
-  /** The deadline or the caller's signal: settles now, then drops the request. */
-  #interrupt(kind: 'timed_out' | 'aborted'): void {
+  /** A deadline or the caller's signal: settles now, then drops the request. */
+  #interrupt(kind: 'timed_out' | 'local_wait_exceeded' | 'aborted'): void {
     if (this.#settled) return;
     if (this.#statusCode >= 200) this.#finish();
-    else this.#settleWith({ kind });
+    else if (kind === 'timed_out') {
+      this.#settleWith({ kind, lagCreditedMs: this.#receiverTimer?.lagCreditedMs ?? 0 });
+    } else this.#settleWith({ kind });
     this.#drop(kind);
   }
 
@@ -170,7 +210,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #settleWith(result: ExchangeResult): void {
     if (this.#settled) return;
     this.#settled = true;
-    clearTimeout(this.#timer);
+    clearTimeout(this.#waitTimer);
+    this.#receiverTimer?.stop();
     if (this.#onSignal) this.#signal?.removeEventListener('abort', this.#onSignal);
     this.#chunks = [];
     this.#settle(result);

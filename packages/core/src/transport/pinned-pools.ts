@@ -64,8 +64,10 @@ export const TRANSPORT_CLOSED_MESSAGE =
 export interface PinnedPoolsOptions {
   /** Sockets per pool (per receiver origin). */
   connections: number;
-  /** Headers and body timeouts of each pool, in ms (a backstop; the transport also aborts). */
+  /** The receiver's budget, in ms (the transport's own timer enforces it; see `createPool`). */
   timeoutMs: number;
+  /** The most event-loop lag the transport gives back to a receiver's or a connect's deadline, in ms. */
+  localWaitMs: number;
   /** TCP and TLS connect timeout, in ms. */
   connectTimeoutMs: number;
   /** Extra TLS settings, e.g. a test CA. */
@@ -181,6 +183,9 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
     retire(oldest[1].pool);
     return true;
   };
+  // undici's own headers and body timeouts are only a backstop: the transport's timer (exchange.ts) ends
+  // the attempt, and gives the receiver back event-loop lag, which undici's timers would charge it.
+  const backstopMs = options.timeoutMs + options.localWaitMs;
   const budget = new SocketBudget(options.maxSockets, () => evictLeastRecent(true));
   // Given a `ca`, tls.connect builds a secure context per connection: the PEM parsed and a
   // certificate store made each time, about 0.4 ms of CPU per handshake. One shared context
@@ -200,6 +205,7 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
           ...(secureContext === undefined ? {} : { secureContext }),
           lookup: pinnedLookup(checked.addresses),
           timeout: options.connectTimeoutMs,
+          maxLagCreditMs: options.localWaitMs,
           autoSelectFamily: true,
           ...(shared === undefined ? {} : { sessions: shared }),
         }),
@@ -217,8 +223,8 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
     new Pool(checked.url.origin, {
       connections: options.connections,
       pipelining: 1,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      headersTimeout: backstopMs,
+      bodyTimeout: backstopMs,
       keepAliveMaxTimeout: options.idleMs,
       connect: poolConnectorFor(checked),
     });
@@ -280,8 +286,8 @@ export function createPinnedPools(options: PinnedPoolsOptions): PinnedPools {
       assertOpen();
       return new Client(checked.url.origin, {
         pipelining: 1,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
+        headersTimeout: backstopMs,
+        bodyTimeout: backstopMs,
         connect: connectorFor(checked),
       });
     },

@@ -9,9 +9,10 @@ import type { buildConnector } from 'undici';
  * goes through this budget. A connect at the cap first asks the transport to
  * give up idle connections (closing its least recently used idle pool), then
  * waits its turn, and while anyone waits, each pool that falls idle is closed
- * too. The attempt's own deadline bounds the attempt whatever the wait; a
- * connect that got its place after its attempt ended just leaves an idle
- * socket, which the keep-alive timeout closes.
+ * too. The wait is ours, not the receiver's: it never counts against the
+ * attempt's `timeoutMs`, and the attempt's local-wait bound (`localWaitMs`,
+ * exchange.ts) ends it whatever the wait. A connect that got its place after
+ * its attempt ended just leaves an idle socket, which the keep-alive timeout closes.
  */
 
 /** Counts a transport's open sockets and holds new connects at the cap. */

@@ -2,6 +2,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { type ConnectionOptions, type SecureContext, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { buildConnector, errors } from 'undici';
 import { setNewest } from '../bounded-map';
+import { startLagTolerantTimer } from '../deadline';
 
 /*
  * The connector of a pool: undici's for `http:` origins, this one for
@@ -66,8 +67,10 @@ export interface PoolConnectorOptions {
   /** The trusted CAs, when not the default ones. */
   secureContext?: SecureContext;
   rejectUnauthorized?: boolean;
-  /** TCP and TLS connect timeout, in ms. */
+  /** TCP and TLS connect timeout, in ms, from the call to `tls.connect`. */
   timeout: number;
+  /** Most event-loop lag given back to the connect timeout, in ms (deadline.ts); 0 by default. */
+  maxLagCreditMs?: number;
   /** Where sessions are kept; without one, the connector keeps its own, for its connections only. */
   sessions?: TlsSessionCache;
 }
@@ -89,7 +92,7 @@ const KEEP_ALIVE_INITIAL_DELAY_MS = 60_000;
  * Builds the connector for one pool (see the comment at the top of this file).
  */
 export function buildPoolConnector(options: PoolConnectorOptions): Connector {
-  const { timeout, sessions = new TlsSessionCache(1), ...tlsOptions } = options;
+  const { timeout, maxLagCreditMs = 0, sessions = new TlsSessionCache(1), ...tlsOptions } = options;
   const plain = buildConnector({ ...tlsOptions, timeout });
   /** Set when a connect offered the cached session and the receiver made a full handshake instead. */
   let declined = false;
@@ -123,18 +126,24 @@ export function buildPoolConnector(options: PoolConnectorOptions): Connector {
     const finish = (error: Error | null) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      timer.stop();
       socket.off('close', onClose);
       if (error) callback(error, null);
       else callback(null, socket);
     };
-    const timer = setTimeout(() => {
-      socket.destroy(
-        new errors.ConnectTimeoutError(
-          `Connect Timeout Error (attempted address: ${hostname}:${port}, timeout: ${timeout}ms)`,
-        ),
-      );
-    }, timeout);
+    // Started here, when the connect really starts: a wait for the budget, the gate or the pacer came before.
+    // A handshake that completed while our event loop was blocked is not timed out for it.
+    const timer = startLagTolerantTimer(
+      timeout,
+      () => {
+        socket.destroy(
+          new errors.ConnectTimeoutError(
+            `Connect Timeout Error (attempted address: ${hostname}:${port}, timeout: ${timeout}ms)`,
+          ),
+        );
+      },
+      maxLagCreditMs,
+    );
     const onClose = () => finish(new errors.SocketError('closed before the TLS handshake completed'));
     socket
       .once('secureConnect', () => {

@@ -1,11 +1,30 @@
 /** HTTP delivery settings: the `transport` option of {@link createWebhookService}. */
 export interface TransportOptions {
   /**
-   * Time budget of one attempt in ms: send-time DNS check, connect, TLS,
-   * response headers and the bounded body read together.
+   * The receiver's time to answer, in ms: from the moment the request is handed
+   * to its connection (written to the socket) to the response headers and the
+   * bounded body read. Also bounds the send-time DNS check on its own.
+   *
+   * Not counted: time the request waits inside this process before it is handed
+   * over (a free pooled connection, the socket budget, connect pacing, the TLS
+   * resumption gate: see `localWaitMs`), the connect itself (`connectTimeoutMs`),
+   * and event-loop lag: a deadline that fires late because the process was busy
+   * gives the lateness back (up to `localWaitMs`) and reads what arrived first.
+   * Ends as `timeout`.
    * @default 10000
    */
   timeoutMs?: number;
+  /**
+   * Longest a request may wait inside this process before it is handed to a
+   * connection, in ms: for a free keep-alive connection of its pool, and for the
+   * connects behind it (socket budget, TLS resumption gate, connect pacer, the
+   * connect itself). Past it the attempt ends as `sender_busy`: nothing was sent,
+   * and it is not counted as a failure of the receiver. Also the most event-loop
+   * lag given back to one attempt's receiver and connect deadlines. Generous, so
+   * that it only ends attempts of a process that is stuck.
+   * @default 30000
+   */
+  localWaitMs?: number;
   /**
    * Extra TLS settings for connections to receivers, e.g. the CA of a local
    * test receiver. Leave `rejectUnauthorized` on outside tests.
@@ -27,8 +46,11 @@ export interface TransportOptions {
    */
   maxResponseBytes?: number;
   /**
-   * Time budget of the TCP and TLS connect, in ms, inside `timeoutMs`: a receiver
-   * that does not even accept the connection fails fast.
+   * Time budget of the TCP and TLS connect, in ms, from when the connect really
+   * starts (after any wait for the socket budget, the resumption gate or the
+   * connect pacer), apart from `timeoutMs` and at most it: a receiver that does
+   * not even accept the connection fails fast (`connect` or `timeout`).
+   * Event-loop lag is given back as for `timeoutMs`.
    * @default 5000
    */
   connectTimeoutMs?: number;

@@ -27,9 +27,15 @@ export type { TransportOptions } from './transport-options';
  * not to, and offers no hook to pin the socket to an address. Pinning and pool
  * keying are explained in pinned-pools.ts.
  *
- * One deadline covers the whole attempt: the send-time URL check (DNS), connect,
- * TLS, request, response headers and the bounded body read (exchange.ts), so the
- * worker's lease only has to outlast `timeoutMs`.
+ * Timeouts measure the receiver, not our own process. Each wait has its own bound:
+ * the send-time URL check (DNS) `timeoutMs`; the wait inside this process for a
+ * connection (the pool's queue, the socket budget, the TLS resumption gate, the
+ * connect pacer) `localWaitMs`, ending as `sender_busy`, which is no failure of the
+ * receiver; the TCP and TLS connect `connectTimeoutMs` from when it really starts;
+ * the response `timeoutMs` from when the request is handed to the connection
+ * (exchange.ts). The receiver's timers give back event-loop lag (deadline.ts): a
+ * host under CPU load that noticed an answer late does not call the receiver late.
+ * The worker renews its lease while an attempt runs, so none of these bounds the lease.
  */
 
 /** One HTTP POST of a signed envelope. */
@@ -73,6 +79,7 @@ export interface Transport {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_LOCAL_WAIT_MS = 30_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const DEFAULT_CONNECTIONS = 256;
@@ -162,6 +169,15 @@ function policyOutcome(clock: AttemptClock, error: unknown): AttemptOutcome {
   return failure(clock, 'connect', detail, `Not sent: ${error.message}`);
 }
 
+/** The logs' account of a receiver timeout: its budget, and any lag of ours given back on top. */
+function timedOutDetail(timeoutMs: number, lagCreditedMs: number): string {
+  const lag =
+    lagCreditedMs > 0
+      ? ` (plus ${Math.round(lagCreditedMs)} ms of the sender's event-loop lag given back)`
+      : '';
+  return `No complete response within ${timeoutMs} ms of the request reaching the receiver's connection${lag}`;
+}
+
 const requestPaths = new WeakMap<CheckedUrl, string>();
 
 /** Path and query of the checked URL, computed once per check result. */
@@ -188,7 +204,9 @@ function requestHeaders(delivery: OutgoingDelivery, userAgent: string): Record<s
  * Each `send` re-checks the URL (on a fresh resolution, or on a judged DNS
  * answer within its TTL), then POSTs over a keep-alive connection pinned to
  * the checked addresses. Redirects are never followed, the response body is
- * read up to `maxResponseBytes`, and the whole attempt is bounded by `timeoutMs`.
+ * read up to `maxResponseBytes`. Every wait of an attempt is bounded, and only
+ * the receiver's own time counts against `timeoutMs` (see the comment at the top
+ * of this file).
  *
  * @example
  * ```ts
@@ -199,6 +217,11 @@ function requestHeaders(delivery: OutgoingDelivery, userAgent: string): Record<s
  */
 export function createTransport(options: TransportOptions & { urlPolicy: UrlPolicy }): Transport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const localWaitMs = positiveIntegerOption(
+    'transport.localWaitMs',
+    options.localWaitMs,
+    DEFAULT_LOCAL_WAIT_MS,
+  );
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const { urlPolicy } = options;
@@ -209,6 +232,7 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
       DEFAULT_CONNECTIONS,
     ),
     timeoutMs,
+    localWaitMs,
     connectTimeoutMs: Math.min(
       timeoutMs,
       positiveIntegerOption(
@@ -223,7 +247,7 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
     maxSockets: positiveIntegerOption('transport.maxSockets', options.maxSockets, DEFAULT_MAX_SOCKETS),
   });
 
-  /** The send-time URL check, within the attempt's budget: a checked URL, or the outcome that ends the attempt. */
+  /** The send-time URL check, bounded by `timeoutMs`: a checked URL, or the outcome that ends the attempt. */
   const checkUrl = async (
     url: string,
     clock: AttemptClock,
@@ -235,14 +259,11 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
         urlPolicy.check(url, { agencyId: sendOptions?.agencyId }),
         timeoutMs,
         signal,
+        localWaitMs,
       );
       if (bounded.kind === 'done') return bounded.value;
       if (bounded.kind === 'aborted') return failure(clock, 'timeout', ABORTED_MESSAGE, ABORTED_MESSAGE);
-      return failure(
-        clock,
-        'dns',
-        `The receiver host did not resolve within the ${timeoutMs} ms attempt budget`,
-      );
+      return failure(clock, 'dns', `The receiver host did not resolve within the ${timeoutMs} ms budget`);
     } catch (error) {
       return policyOutcome(clock, error);
     }
@@ -260,12 +281,7 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
       headers: requestHeaders(delivery, userAgent),
       body: delivery.body,
     };
-    // Whatever the URL check used of the budget is gone.
-    const limits = {
-      timeoutMs: Math.max(1, timeoutMs - (performance.now() - clock.startedAt)),
-      maxResponseBytes,
-      signal: sendOptions?.signal,
-    };
+    const limits = { timeoutMs, localWaitMs, maxResponseBytes, signal: sendOptions?.signal };
     let result: ExchangeResult;
     if (sendOptions?.oneShot) {
       const client = pools.oneShot(checked);
@@ -280,7 +296,13 @@ export function createTransport(options: TransportOptions & { urlPolicy: UrlPoli
       case 'response':
         return responseOutcome(clock, result.statusCode, result.headers, result.excerpt);
       case 'timed_out':
-        return failure(clock, 'timeout', `No complete response within ${timeoutMs} ms`);
+        return failure(clock, 'timeout', timedOutDetail(timeoutMs, result.lagCreditedMs));
+      case 'local_wait_exceeded':
+        return failure(
+          clock,
+          'sender_busy',
+          `Not handed to a connection within transport.localWaitMs (${localWaitMs} ms): the sender's own queues (pool, socket budget, connect pacing) were full; nothing was sent`,
+        );
       case 'aborted':
         return failure(clock, 'timeout', ABORTED_MESSAGE, ABORTED_MESSAGE);
       case 'failed': {
