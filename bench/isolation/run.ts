@@ -10,12 +10,14 @@
  * Environment: BENCH_BACKENDS (memory,pg,redis), BENCH_ROUNDS (7, at most),
  * BENCH_BUDGET_S (600: no round starts that would end past it),
  * BENCH_AGENCIES (100), BENCH_PER_AGENCY (20), BENCH_TEST_SENDS (300),
+ * BENCH_CPU_HOGS (0: busy processes beside the run, a host under CPU load),
  * DATABASE_URL, REDIS_URL.
  */
 import { loadavg } from 'node:os';
 import { generateSigningSecret } from '@svc/webhooks-core';
 import { writeBenchSection } from '../lib/report';
 import { BACKENDS, type BackendKind } from './backends';
+import { startCpuHogs } from './cpu-hog';
 import { createGate } from './gate';
 import type { Measurement, Naming, RunSetup } from './measurement';
 import { startIsolationReceivers } from './receivers';
@@ -28,6 +30,9 @@ const BUDGET_S = Number(process.env.BENCH_BUDGET_S ?? 600);
 const AGENCIES = Number(process.env.BENCH_AGENCIES ?? 100);
 const PER_AGENCY = Number(process.env.BENCH_PER_AGENCY ?? 20);
 const TEST_SENDS = Number(process.env.BENCH_TEST_SENDS ?? 300);
+const CPU_HOGS = Number(process.env.BENCH_CPU_HOGS ?? 0);
+/** A hog outlives no run: the budget, the last round past it, the test sends and settling. */
+const HOG_LIMIT_S = BUDGET_S * 2 + 120;
 const SELECTED = selectedBackends(process.env.BENCH_BACKENDS);
 const NAMINGS: readonly Naming[] = ['own', 'shared'];
 const write = !process.argv.includes('--no-write');
@@ -72,6 +77,7 @@ async function measureLines(setup: RunSetup, started: number): Promise<{ lines: 
 async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = loadavg()[0] ?? 0;
+  const hogs = startCpuHogs(CPU_HOGS, HOG_LIMIT_S);
   const setup: RunSetup = {
     receivers: await startIsolationReceivers(),
     gate: createGate(),
@@ -90,10 +96,12 @@ async function main(): Promise<void> {
       seconds: elapsedS(started),
       load: [loadBefore, loadavg()[0] ?? 0],
       budgetS: BUDGET_S,
+      cpuHogs: hogs.count,
     });
     if (write) writeBenchSection('isolation', section);
     console.log(section);
   } finally {
+    hogs.stop();
     await setup.receivers.close();
   }
 }

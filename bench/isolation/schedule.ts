@@ -85,7 +85,8 @@ async function logSettlement(measurement: Measurement): Promise<void> {
     : 'no transportStats()';
   console.log(
     `  ${measurement.plan.tag} settled: stop ${(stopMs / 1000).toFixed(1)} s, ${transport}, in flight ≤ ${peak.inFlight}, ` +
-      `held by hanging receivers ≤ ${receiver?.peakOpen ?? '?'}, lost ${audit?.lost ?? '?'}${error ? `; ${error}` : ''}`,
+      `held by hanging receivers ≤ ${receiver?.peakOpen ?? '?'}, lost ${audit?.lost ?? '?'}, ` +
+      `healthy attempts timed out ${measurement.tracker.healthyFailures.get('timeout') ?? 0}${error ? `; ${error}` : ''}`,
   );
 }
 

@@ -18,6 +18,8 @@ export interface RunFacts {
   load: [number, number];
   /** No round starts that would end after this many seconds of the run. */
   budgetS: number;
+  /** Busy processes that ran beside the benchmark (`BENCH_CPU_HOGS`). */
+  cpuHogs: number;
 }
 
 const NAMING_LABEL = { own: 'own hostnames', shared: 'shared origin' } as const;
@@ -191,13 +193,28 @@ function barLines(lines: readonly LevelSummary[], testSends: TestSendResult): st
   ];
 }
 
+function hogText(hogs: number): string {
+  if (hogs === 0) return '';
+  return `; ${hogs} busy-looping \`node\` processes beside it, \`BENCH_CPU_HOGS=${hogs}\``;
+}
+
+/**
+ * A healthy receiver answers every request at once, so an attempt of a healthy
+ * agency that timed out was charged for time spent queueing in the sender.
+ */
+function healthyTimeoutBar(levels: readonly LevelDiagnostics[]): string {
+  const timedOut = levels.reduce((sum, why) => sum + (why.healthyFailures.get('timeout') ?? 0), 0);
+  const verdictText = timedOut === 0 ? 'met' : `missed (${count(timedOut)} timed out)`;
+  return `Bar: no attempt of a healthy agency fails with \`timeout\` (its receiver answers at once) — ${verdictText}.`;
+}
+
 function methodLines(facts: RunFacts): string[] {
   const [loadBefore, loadAfter] = facts.load.map((load) => load.toFixed(1));
   const rounds = `${facts.rounds} round${facts.rounds === 1 ? '' : 's'}`;
   return [
     `${describeMachine()}; ${new Date().toISOString().slice(0, 10)}. ${facts.agencies} agencies × ${facts.perAgency} deliveries per`,
     `measurement, ${rounds}; whole run ${Math.round(facts.seconds)} s; 1-minute load average ${loadBefore} at the start and ${loadAfter}`,
-    'at the end (other processes share these cores). Command: `pnpm --filter @svc/bench run isolation`.',
+    `at the end (other processes share these cores${hogText(facts.cpuHogs)}). Command: \`pnpm --filter @svc/bench run isolation\`.`,
     '',
     'The service and the worker run with default settings: `createWorker(webhooks)` without options, and',
     '`createWebhookService` given only the store, the queue, a resolver hook (`urlPolicy.resolve`: `hooks.test` and',
@@ -268,6 +285,7 @@ export function buildSection(
       ? [`Ratio of each hanging measurement to its idle twin: ${perTwin.join('; ')}.`, '']
       : []),
     ...barLines(lines, testSends),
+    healthyTimeoutBar(analysed.map(({ why }) => why)),
     '',
     '### Where the time goes',
     '',
