@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import type { CommandContext } from './command-context';
+import { registerDeliveryCommand } from './commands/delivery';
+import { registerHealthCommand } from './commands/health';
 import { registerRecoverCommand } from './commands/recover';
 import { registerRecoveriesCommand } from './commands/recoveries';
 import { registerReplayCommand } from './commands/replay';
@@ -78,6 +80,8 @@ function buildProgram(context: CommandContext): Command {
     registerSchemaCommand,
     registerTestCommand,
     registerReplayCommand,
+    registerDeliveryCommand,
+    registerHealthCommand,
     registerRecoverCommand,
     registerRecoveriesCommand,
   ]) {

@@ -156,6 +156,54 @@ describe('svc-webhooks replay', () => {
   });
 });
 
+describe('svc-webhooks health and delivery', () => {
+  it('say when a paused endpoint’s held delivery goes, and show a failed one with its error', async () => {
+    await configure(['job_cancelled']);
+    receiver.respond(() => ({ status: 503 }));
+    const emit = async (n: number) =>
+      (
+        await host.service.emit({
+          agencyId: 'agency-1',
+          eventType: 'job_cancelled',
+          entityId: `job-${n}`,
+          metadata: { jobId: `job-${n}`, agencyId: 'agency-1', jobNumber: n, reason: 'Duplicate request' },
+        })
+      )?.deliveryId ?? '';
+    // One attempt each (maxAttempts 1): five failed deliveries are five failures in a row, which open the breaker.
+    const failed: string[] = [];
+    for (let n = 1; n <= 5; n++) failed.push(await emit(n));
+    await vi.waitFor(
+      async () => expect((await host.service.getEndpointHealth('agency-1')).pausedUntil).not.toBeNull(),
+      { timeout: 10_000, interval: 20 },
+    );
+    const held = await emit(6);
+    const { pausedUntil } = await host.service.getEndpointHealth('agency-1');
+    const until = new Date(pausedUntil as number).toISOString();
+
+    const health = await cli(['health']);
+    expect(health.code).toBe(0);
+    expect(health.stdout).toMatch(/^failing {2}5 attempts in a row without a 2xx\n/);
+    expect(health.stdout).toContain(`paused until: ${until} (held deliveries go then`);
+
+    const shown = await cli(['delivery', `whdel_${held}`]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`${held}  pending  job_cancelled  attempt 0 of 1\n`);
+    expect(shown.stdout).toContain(`next attempt: ${until} (endpoint paused until ${until}:`);
+
+    const json = JSON.parse((await cli(['delivery', held, '--json'])).stdout);
+    expect(json).toMatchObject({ id: held, status: 'pending', nextRetryAt: pausedUntil, pausedUntil });
+
+    const gone = await cli(['delivery', failed[0] as string]);
+    expect(gone.stdout).toMatch(/ {2}failed {2}job_cancelled {2}attempt 1 of 1\n/);
+    expect(gone.stdout).toContain('last error: The receiver answered HTTP 503');
+    expect(gone.stdout).not.toContain('next attempt');
+
+    const missing = await cli(['delivery', '0192f0c4-5a1e-7c3b-9d2e-3f4a5b6c7d8e']);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('404 delivery_not_found');
+  });
+});
+
 describe('svc-webhooks recover', () => {
   it('has the host replay the failed deliveries of the window and follows the recovery to its end', async () => {
     await configure(['job_cancelled']);
