@@ -204,6 +204,15 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
 }
 
 /** Runs axe-core over the page, shadow roots included, and fails with every violation it finds. */
+/** Polls `condition` every 50 ms until it holds; fails the test after 10 s, naming `what`. */
+export async function waitUntil(what: string, condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
   // Evaluated rather than added as a <script>: the page's content security policy runs its own scripts only.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(AXE_SCRIPT, 'utf8'));

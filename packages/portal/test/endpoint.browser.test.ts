@@ -9,6 +9,7 @@ import {
   PORTAL_AGENCY,
   type PortalSession,
   saveScreenshot,
+  waitUntil,
 } from './browser-harness';
 
 /** The header the service signs deliveries with (SIGNATURE_HEADER of @svc/webhooks-verify). */
@@ -57,12 +58,11 @@ async function reloadConfigured(session: PortalSession): Promise<void> {
   await session.page.getByRole('heading', { name: 'Endpoint settings' }).waitFor();
 }
 
-async function waitForHealth(session: PortalSession, state: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await session.service.getEndpointHealth(PORTAL_AGENCY)).state !== state) {
-    if (Date.now() > deadline) throw new Error(`The endpoint's health did not become ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function waitForHealth(session: PortalSession, state: string): Promise<void> {
+  return waitUntil(
+    `the endpoint's health to become ${state}`,
+    async () => (await session.service.getEndpointHealth(PORTAL_AGENCY)).state === state,
+  );
 }
 
 describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {

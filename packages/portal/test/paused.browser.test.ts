@@ -7,19 +7,12 @@ import {
   PORTAL_AGENCY,
   type PortalSession,
   saveScreenshot,
+  waitUntil,
 } from './browser-harness';
 
 const WAIT = { timeout: 10_000 };
 const health = (page: Page) => page.locator('svc-wh-endpoint-health');
 const detail = (page: Page) => page.locator('svc-wh-delivery-detail');
-
-async function waitUntil(what: string, condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe.skipIf(!canRunBrowser)('a paused endpoint in Chromium', () => {
   let session: PortalSession | null = null;
