@@ -15,6 +15,18 @@ import type {
   WebhookConfig,
 } from '@svc/webhooks-core';
 
+/**
+ * Sent with every request, bodyless ones included. A router that signs agents in by cookie (its
+ * `readToken`) takes a change only with proof it comes from the host's own pages: `x-webhooks-client`
+ * is that proof (a cross-site form cannot send a custom header, nor a JSON content type, and a
+ * cross-origin `fetch` needs a CORS preflight for either). Harmless with a bearer token.
+ */
+const COOKIE_MODE_HEADERS: Readonly<Record<string, string>> = {
+  accept: 'application/json',
+  'content-type': 'application/json',
+  'x-webhooks-client': 'portal',
+};
+
 /** How the portal reaches the management API. */
 export interface PortalApiOptions {
   /** Where the management API is mounted, such as `/v1/agency/webhooks` or an absolute URL. */
@@ -201,9 +213,8 @@ export class PortalApi {
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...COOKIE_MODE_HEADERS };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
       response = await fetch(`${this.base}${path}`, {
