@@ -38,6 +38,11 @@ export const apiErrorCodes = {
     summary: 'The agent’s role may not manage webhooks (only `owner` and `admin` may).',
   },
   agency_inactive: { status: 403, summary: 'The agent’s agency is not active.' },
+  untrusted_origin: {
+    status: 403,
+    summary:
+      'Cookie mode only (the router reads a session cookie): a change that does not show it comes from the host’s own pages. Send it from the same origin, or with an `X-Webhooks-Client` header. Nothing was changed.',
+  },
   not_found: { status: 404, summary: 'No endpoint has this path.' },
   config_not_found: { status: 404, summary: 'The agency has no webhook configuration yet.' },
   delivery_not_found: { status: 404, summary: 'The agency has no delivery with this id.' },
@@ -56,7 +61,8 @@ export const apiErrorCodes = {
   payload_too_large: { status: 413, summary: 'The request body is larger than the router’s `bodyLimit`.' },
   unsupported_media_type: {
     status: 415,
-    summary: 'The request body must be sent as `Content-Type: application/json` (UTF-8).',
+    summary:
+      'The request body must be sent as `Content-Type: application/json` (UTF-8); in cookie mode every change must, also without a body.',
   },
   rate_limited: {
     status: 429,

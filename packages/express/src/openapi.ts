@@ -401,6 +401,8 @@ function documentDescription(): string {
     '',
     'Every endpoint needs an agent token in the `authorization` header (raw or `Bearer <token>`); the agent’s agency must be active and its role `owner` or `admin`. Everything is scoped to that agency. The one exception is `GET /public-keys/{agencyId}`: the agency’s public signing keys, served to anyone without a token.',
     '',
+    'A host may sign agents in with its session cookie instead (cookie mode). A browser attaches a cookie to requests other pages make, so every change (a POST or PUT) must then show it comes from the host’s own pages: `Sec-Fetch-Site: same-origin`, an `Origin` of the host (or one it trusts), or an `X-Webhooks-Client` header (any value), or it is refused with 403 `untrusted_origin`; and it must be sent as `Content-Type: application/json`, also without a body, or it is refused with 415 `unsupported_media_type`.',
+    '',
     'Every error is `{ "error": { "code", "message", "details"? } }`. An unknown path under the base path answers 404 `not_found`; a known path with another method answers 405 `method_not_allowed` with an `Allow` header.',
     '',
     'The `webhooks` describe what the service sends to the agency’s webhook URL: one signed JSON envelope per event, with `X-Service-Signature`, `X-Service-Webhook-Id` and `X-Service-Event-Type` headers (the `service` signature scheme, the default). Under the `standard` scheme the signature headers are Standard Webhooks’ `webhook-id`, `webhook-timestamp` (seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, then `v1a,<base64 Ed25519>` entries when asymmetric signatures are on) instead of `X-Service-Signature`; under `both`, all of them.',

@@ -70,7 +70,7 @@ export interface ApiRoute {
   /** Descriptions of parameters for the document, by name (the schemas describe values, not their use). */
   parameterDescriptions?: Readonly<Record<string, string>>;
   responses: readonly RouteResponse[];
-  /** Error codes this route can answer besides the ones every route of its access can ({@link commonErrorCodes}). */
+  /** Error codes this route can answer besides the ones every route of its access and method can ({@link commonErrorCodes}). */
   errors: readonly WebhookApiErrorCode[];
   /**
    * Serves the request for its agency (the authenticated agent's, or the path's for a public
@@ -94,9 +94,19 @@ export const COMMON_ERROR_CODES: readonly WebhookApiErrorCode[] = [
  */
 export const PUBLIC_ERROR_CODES: readonly WebhookApiErrorCode[] = ['invalid_request', 'internal_error'];
 
-/** The error codes every route of this access can answer. */
-export function commonErrorCodes(route: Pick<ApiRoute, 'access'>): readonly WebhookApiErrorCode[] {
-  return route.access === 'public' ? PUBLIC_ERROR_CODES : COMMON_ERROR_CODES;
+/**
+ * Error codes every change (a route that is not a GET) can answer when the router reads a session
+ * cookie: a request that does not show it comes from the host's own pages, and one not sent as JSON.
+ */
+export const COOKIE_MODE_ERROR_CODES: readonly WebhookApiErrorCode[] = [
+  'untrusted_origin',
+  'unsupported_media_type',
+];
+
+/** The error codes every route of this access and method can answer. */
+export function commonErrorCodes(route: Pick<ApiRoute, 'access' | 'method'>): readonly WebhookApiErrorCode[] {
+  if (route.access === 'public') return PUBLIC_ERROR_CODES;
+  return route.method === 'get' ? COMMON_ERROR_CODES : [...COMMON_ERROR_CODES, ...COOKIE_MODE_ERROR_CODES];
 }
 
 /** Error codes of reading a JSON body, added to every route that takes one. */

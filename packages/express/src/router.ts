@@ -7,7 +7,14 @@ import express, {
   type Response,
   type Router,
 } from 'express';
-import { type Authenticate, agentOf, createAuthMiddleware, type ReadToken } from './authentication';
+import {
+  type Authenticate,
+  agentOf,
+  createAuthMiddleware,
+  type ReadToken,
+  readAuthorizationToken,
+} from './authentication';
+import { checkedOrigin, createCrossSiteGuard } from './cross-site-guard';
 import { toErrorAnswer } from './error-response';
 import { PACKAGE_NAME, WebhookApiError } from './errors';
 import { createJsonBodyMiddleware } from './json-body';
@@ -23,12 +30,35 @@ export interface WebhooksRouterOptions {
   /**
    * Where a request's token is: the `authorization` header by default. Give a function
    * reading the host's session cookie to let signed-in agents use the API (and the
-   * portal) without a token in JavaScript; see {@link ReadToken}. With cookies, keep them
-   * `SameSite=Lax` or `Strict`, so that another site cannot make a signed-in browser
-   * send a change.
-   * @default reads `authorization`
+   * portal) without a token in JavaScript; see {@link ReadToken}.
+   *
+   * With a `readToken` the router is in cookie mode, where a browser may attach the
+   * credential to a request another page makes. Every change (POST, PUT, PATCH, DELETE)
+   * must then show it comes from the host's own pages, or is refused with 403
+   * `untrusted_origin`: `Sec-Fetch-Site: same-origin` (or `none`), an `Origin` equal to
+   * the request's own origin or one of `trustedOrigins`, or an `X-Webhooks-Client`
+   * header (any value; the portal sends it, and a cross-site form cannot). Every change
+   * must also be sent with `Content-Type: application/json`, bodyless POSTs included
+   * (415 `unsupported_media_type`). Keep the cookie `HttpOnly`, `Secure` and
+   * `SameSite=Lax` or `Strict`, ideally named with the `__Host-` prefix.
+   * @default reads `authorization` (bearer mode: no origin check, since a browser never
+   * sends that header on another page's behalf)
    */
   readToken?: ReadToken;
+  /**
+   * Cookie mode only (with `readToken`): origins besides the request's own whose pages may
+   * make changes with the cookie, such as the host's admin app on another subdomain. Each
+   * is an exact origin, as a browser sends it in `Origin`: scheme, host and port if not the
+   * default, no path and no trailing slash. A request's own origin is read from
+   * `req.protocol` and `Host`, so behind a proxy that ends TLS set Express's `trust proxy`
+   * (or list the public origin here).
+   * @default [] (the request's own origin only)
+   * @example
+   * ```ts
+   * trustedOrigins: ['https://admin.example.com']
+   * ```
+   */
+  trustedOrigins?: readonly string[];
   /**
    * Largest accepted JSON body, in bytes or as a string such as `'1mb'`; larger bodies get 413.
    * Must be more than zero.
@@ -71,7 +101,8 @@ export interface WebhooksRouterOptions {
  *
  * @throws {InvalidOptionError} when `service` or `authenticate` is missing or of the
  *   wrong kind, `bodyLimit` is not a positive size, `onError` or `readToken` is not a
- *   function, or `publicKeys` is not a boolean
+ *   function, `publicKeys` is not a boolean, or `trustedOrigins` is not a list of origins or is
+ *   given without `readToken`
  * @example
  * ```ts
  * const app = express();
@@ -83,12 +114,14 @@ export function createWebhooksRouter(options: WebhooksRouterOptions): Router {
   const router = express.Router({ caseSensitive: true });
   const authenticate = createAuthMiddleware(options.authenticate, options.readToken);
   const jsonBody = createJsonBodyMiddleware(options.bodyLimit ?? '100kb');
+  // Before authentication: a forged change reaches neither the host's `authenticate` nor a handler.
+  const crossSite = isCookieMode(options) ? [createCrossSiteGuard(options.trustedOrigins ?? [])] : [];
   router.use(noStore);
   for (const [path, routes] of routesByPath(mountedRoutes(options))) {
     const route = router.route(path);
     for (const definition of routes) {
       // Authentication is per route, never router-wide: a public route has no token to check.
-      const access = definition.access === 'public' ? [] : [authenticate];
+      const access = definition.access === 'public' ? [] : [...crossSite, authenticate];
       const body =
         definition.body === undefined ? [] : definition.bodyOptional ? [whenBodySent(jsonBody)] : jsonBody;
       route[definition.method](...access, ...body, serve(definition, options.service));
@@ -98,6 +131,11 @@ export function createWebhooksRouter(options: WebhooksRouterOptions): Router {
   router.use(notFound);
   router.use(answerError(options.onError));
   return router;
+}
+
+/** Whether the credential may be one a browser attaches by itself (a cookie), not the `authorization` header. */
+function isCookieMode(options: WebhooksRouterOptions): boolean {
+  return options.readToken !== undefined && options.readToken !== readAuthorizationToken;
 }
 
 /** The service methods the endpoints call. */
@@ -152,11 +190,39 @@ function checkOptions(options: WebhooksRouterOptions): void {
   if (readToken !== undefined && typeof readToken !== 'function') {
     refuse('readToken', `readToken must be a function (req) => string | null; got ${describe(readToken)}.`);
   }
+  checkTrustedOrigins(options);
   if (onError !== undefined && typeof onError !== 'function') {
     refuse('onError', `onError must be a function (error, req) => void; got ${describe(onError)}.`);
   }
   if (publicKeys !== undefined && typeof publicKeys !== 'boolean') {
     refuse('publicKeys', `publicKeys must be true or false; got ${describe(publicKeys)}.`);
+  }
+}
+
+/**
+ * `trustedOrigins` are compared as strings with the browser's `Origin`, so one written another way
+ * (`https://a.example/`, upper case) would never match: refused with the form that would.
+ */
+function checkTrustedOrigins(options: WebhooksRouterOptions): void {
+  const { trustedOrigins } = (options ?? {}) as Partial<WebhooksRouterOptions>;
+  if (trustedOrigins === undefined) return;
+  if (!Array.isArray(trustedOrigins)) {
+    refuse('trustedOrigins', `trustedOrigins must be an array of origins; got ${describe(trustedOrigins)}.`);
+  }
+  if (!isCookieMode(options)) {
+    refuse(
+      'trustedOrigins',
+      'trustedOrigins applies to cookie mode only: give readToken too, or leave trustedOrigins out (bearer tokens are never sent on another site’s behalf).',
+    );
+  }
+  for (const origin of trustedOrigins) {
+    if (checkedOrigin(origin) !== null) continue;
+    const suggestion =
+      typeof origin === 'string' && URL.canParse(origin) ? ` such as ${new URL(origin).origin}` : '';
+    refuse(
+      'trustedOrigins',
+      `trustedOrigins must hold origins (scheme://host[:port], no path or trailing slash)${suggestion}; got ${describe(origin)}.`,
+    );
   }
 }
 

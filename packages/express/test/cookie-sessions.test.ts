@@ -13,6 +13,7 @@ describe('readToken: a host signs agents in by cookie', () => {
     const created = await request(h.app)
       .put(`${BASE}/config`)
       .set('cookie', `theme=dark; session=${TOKENS.owner}`)
+      .set('x-webhooks-client', 'test')
       .send({ webhookUrl: PUBLIC_URL, enabled: true, subscribedEventTypes: ['job_created'] });
     expect(created.status).toBe(201);
     expect((await request(h.app).get(`${BASE}/config`).set('cookie', `session=${TOKENS.agent}`)).status).toBe(
