@@ -82,7 +82,10 @@ export function describePausedEndpointScenario(options: PausedEndpointScenarioOp
         }
         await sleep(300);
       }
-      expect(await api.getEndpointHealth('agency-a')).toMatchObject({ state: 'failing', pausedUntil: openUntil });
+      expect(await api.getEndpointHealth('agency-a')).toMatchObject({
+        state: 'failing',
+        pausedUntil: openUntil,
+      });
       expect(world.requestsFor(held), 'nothing was sent while paused').toEqual([]);
 
       harness.receiver.respond(() => ({ status: 200 }));
@@ -111,7 +114,10 @@ export function describePausedEndpointScenario(options: PausedEndpointScenarioOp
       expect((attempts.at(-1)?.startedAt as number) - replayedAt).toBeLessThan(RELEASED_WITHIN_MS);
 
       const health = await harness.waitForHealth('agency-b', (h) => (h.pausedUntil ?? 0) > firstPause);
-      expect(await harness.webhooks.store.getCircuit('agency-b')).toMatchObject({ status: 'open', openings: 2 });
+      expect(await harness.webhooks.store.getCircuit('agency-b')).toMatchObject({
+        status: 'open',
+        openings: 2,
+      });
       // The replay made a probe due at once, so the held delivery may have been sent as that probe;
       // either way it is held again now, until the longer pause ends.
       const detail = await api.getDelivery('agency-b', held as string);
@@ -223,9 +229,10 @@ async function startPausedWorld(options: PausedEndpointScenarioOptions): Promise
     },
     async waitDelivered(agencyId, deliveryId, since) {
       const delivered = await harness.waitForStatus(agencyId, deliveryId, 'success');
-      expect((delivered.deliveredAt as number) - since, `${deliveryId} delivered after the action`).toBeLessThan(
-        RELEASED_WITHIN_MS,
-      );
+      expect(
+        (delivered.deliveredAt as number) - since,
+        `${deliveryId} delivered after the action`,
+      ).toBeLessThan(RELEASED_WITHIN_MS);
     },
     requestsFor(deliveryIds) {
       const wanted = new Set(deliveryIds.map((id) => `whdel_${id}`));

@@ -3,15 +3,15 @@ import type { AttemptErrorKind, AttemptOutcome } from '../src/delivery/attempt-o
 import {
   admission,
   afterAttempt,
+  afterPersonalAttempt,
   type CircuitState,
   CLOSED_CIRCUIT,
   circuitChanged,
   circuitSignal,
   DEFAULT_CIRCUIT_SETTINGS,
-  resolveCircuitSettings,
-  afterPersonalAttempt,
   pausedUntil,
   probeNow,
+  resolveCircuitSettings,
   startProbe,
 } from '../src/delivery/circuit-breaker';
 
