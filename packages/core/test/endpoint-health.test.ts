@@ -57,6 +57,13 @@ describe('afterAttemptWithHealth(state, outcome, now, settings): what counts aga
     expect(next.lastSuccessAt, 'no success recorded').toBeNull();
   });
 
+  it('a request the sender was too busy to send changes nothing, for health or the breaker', () => {
+    expect(afterAttemptWithHealth(CLOSED_CIRCUIT, outcome('sender_busy'), NOW, SETTINGS)).toBe(
+      CLOSED_CIRCUIT,
+    );
+    expect(afterAttemptWithHealth(FAILING, outcome('sender_busy'), NOW, SETTINGS, true)).toBe(FAILING);
+  });
+
   it('a 2xx while healthy changes nothing: the same object, so the worker writes nothing', () => {
     expect(afterAttemptWithHealth(CLOSED_CIRCUIT, outcome(null, 200), NOW, SETTINGS)).toBe(CLOSED_CIRCUIT);
   });

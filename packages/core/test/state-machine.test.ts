@@ -3,7 +3,13 @@ import type { AttemptOutcome } from '../src/delivery/attempt-outcome';
 import type { AttemptRecord } from '../src/delivery/attempt-record';
 import type { DeliveryRecord, DeliveryUpdate } from '../src/delivery/delivery';
 import { DEFAULT_RETRY_POLICY } from '../src/delivery/retry-policy';
-import { abandonUpdate, applyAttemptOutcome, canReplay, replayUpdate } from '../src/delivery/state-machine';
+import {
+  abandonUpdate,
+  applyAttemptOutcome,
+  canReplay,
+  replayUpdate,
+  SENDER_BUSY_RETRY_MS,
+} from '../src/delivery/state-machine';
 import { DeliveryNotReplayableError } from '../src/errors';
 
 const NOW = 1_700_000_000_000;
@@ -428,6 +434,46 @@ describe('the attempt an outcome records (recordedAttempt)', () => {
     expect(update.recordedAttempt).toEqual(expected);
     // Whatever the attempt counted as, the one after it is a scheduled retry again.
     expect(update.nextAttemptTrigger).toBe('automatic');
+  });
+});
+
+describe('applyAttemptOutcome() when the sender was too busy to send (sender_busy)', () => {
+  const senderBusy: AttemptOutcome = {
+    ok: false,
+    statusCode: null,
+    errorKind: 'sender_busy',
+    errorMessage: 'The sender was too busy to send the request in time; the receiver was not at fault.',
+    durationMs: 30_000,
+    responseExcerpt: null,
+    retryAfterMs: null,
+  };
+
+  it('spends no attempt, records none, keeps the trigger and the last answer, and is due again shortly', () => {
+    const before = record({
+      ...afterFailures(4),
+      lastResponseCode: 503,
+      lastResponseExcerpt: 'busy',
+      nextAttemptTrigger: 'replay',
+    });
+    const update = applyAttemptOutcome(before, senderBusy, NOW, DEFAULT_RETRY_POLICY, () => 0.5);
+    expect(update).toEqual({
+      status: 'pending',
+      attempt: before.attempt,
+      maxAttempts: before.maxAttempts,
+      nextRetryAt: NOW + SENDER_BUSY_RETRY_MS,
+      lastAttemptAt: before.lastAttemptAt,
+      deliveredAt: null,
+      lastResponseCode: 503,
+      lastErrorMessage: senderBusy.errorMessage,
+      lastResponseExcerpt: 'busy',
+      nextAttemptTrigger: 'replay',
+    });
+    expect(update.recordedAttempt).toBeUndefined();
+  });
+
+  it('on what would be the last attempt too: the delivery never fails for our own queueing', () => {
+    const before = record(afterFailures(4));
+    expect(applyAttemptOutcome(before, senderBusy, NOW, DEFAULT_RETRY_POLICY).status).toBe('pending');
   });
 });
 

@@ -151,6 +151,8 @@ export function afterAttemptWithHealth(
   settings: CircuitSettings,
   personal = false,
 ): CircuitState {
+  // Nothing was sent: it says nothing of the receiver, for the breaker or for health.
+  if (outcome.errorKind === 'sender_busy') return state;
   const signal = circuitSignal(outcome);
   const breaker = personal
     ? afterPersonalAttempt(state, signal, now, settings)

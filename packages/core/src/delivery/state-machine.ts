@@ -14,6 +14,7 @@ import { type RetryPolicy, retryDelayMs } from './retry-policy';
  *   pending --fail, attempts left--> pending (nextRetryAt set)
  *   pending --fail, last attempt--> failed
  *   pending --config disabled/deleted--> failed (no attempt counted)
+ *   pending --sender busy--> pending, due again shortly (nothing was sent: no attempt counted)
  *   failed --replay--> pending (exactly one more attempt)
  */
 
@@ -34,6 +35,12 @@ const FALLBACK_ERROR_MESSAGES: Record<AttemptErrorKind, string> = {
   tls: 'The TLS handshake with the receiver failed.',
   sender_busy: 'The sender was too busy to send the request in time; the receiver was not at fault.',
 };
+
+/**
+ * How soon a delivery the sender was too busy to send (`sender_busy`) is due again, in ms:
+ * the receiver was never asked, so its retry schedule does not apply.
+ */
+export const SENDER_BUSY_RETRY_MS = 1_000;
 
 /** The failure text stored as `lastErrorMessage`; the transport's when it gave one. */
 function failureMessage(outcome: AttemptOutcome): string {
@@ -66,6 +73,7 @@ export function applyAttemptOutcome(
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): DeliveryUpdate {
+  if (outcome.errorKind === 'sender_busy') return senderBusyUpdate(record, outcome, now);
   const attempt = record.attempt + 1;
   const failed = !outcome.ok;
   const attemptsLeft = failed && attempt < record.maxAttempts;
@@ -83,6 +91,27 @@ export function applyAttemptOutcome(
     lastResponseExcerpt: outcome.responseExcerpt,
     nextAttemptTrigger: 'automatic',
     recordedAttempt: attemptRecord(record, outcome, now, errorMessage),
+  };
+}
+
+/**
+ * Our own process held the request past `transport.localWaitMs` and never sent it:
+ * no attempt is spent and none is recorded in the history, the trigger is kept for
+ * the attempt still to come, and the delivery is due again in
+ * {@link SENDER_BUSY_RETRY_MS}. `lastErrorMessage` says why it waits.
+ */
+function senderBusyUpdate(record: DeliveryRecord, outcome: AttemptOutcome, now: number): DeliveryUpdate {
+  return {
+    status: 'pending',
+    attempt: record.attempt,
+    maxAttempts: record.maxAttempts,
+    nextRetryAt: now + SENDER_BUSY_RETRY_MS,
+    lastAttemptAt: record.lastAttemptAt,
+    deliveredAt: record.deliveredAt,
+    lastResponseCode: record.lastResponseCode,
+    lastErrorMessage: failureMessage(outcome),
+    lastResponseExcerpt: record.lastResponseExcerpt,
+    nextAttemptTrigger: record.nextAttemptTrigger,
   };
 }
 
