@@ -1,9 +1,7 @@
 import { FAST_RETRY, jobCancelled, type ServiceHarness, startServiceHarness } from '@svc/test-support';
-import type pg from 'pg';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { createPgWebhooks, getSchemaVersion, migrate } from '../src/index';
-import { migrationChecksum, renderMigration } from '../src/schema/migration';
-import { MIGRATIONS } from '../src/schema/migration-list';
+import { createSchemaAtVersion } from './old-release';
 import {
   createTestPool,
   createTestSchema,
@@ -14,23 +12,6 @@ import {
 
 const BASE_TIME = 1_700_000_000_000;
 const HEALTH_VERSION = 6;
-
-/** A schema as the release before endpoint health left it: every migration before version 6 applied. */
-async function createSchemaBeforeHealth(pool: pg.Pool, schema: string): Promise<void> {
-  await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query(
-    `CREATE TABLE "${schema}".schema_migrations (
-       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
-       applied_at timestamptz NOT NULL DEFAULT now())`,
-  );
-  for (const migration of MIGRATIONS.filter((step) => step.version < HEALTH_VERSION)) {
-    await pool.query(renderMigration(migration, `"${schema}"`));
-    await pool.query(
-      `INSERT INTO "${schema}".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
-      [migration.version, migration.name, migrationChecksum(migration)],
-    );
-  }
-}
 
 describePg('endpoint health on PostgreSQL', () => {
   const pool = createTestPool();
@@ -48,7 +29,7 @@ describePg('endpoint health on PostgreSQL', () => {
   it('migration 6 keeps older circuits and configurations, which read as no run and not disabled', async () => {
     const schema = uniqueSchemaName('wh_health');
     drops.push(() => dropSchema(pool, schema));
-    await createSchemaBeforeHealth(pool, schema);
+    await createSchemaAtVersion(pool, schema, HEALTH_VERSION - 1);
     expect(await getSchemaVersion({ pool, schema })).toBe(HEALTH_VERSION - 1);
     await pool.query(
       `INSERT INTO "${schema}".webhook_configs

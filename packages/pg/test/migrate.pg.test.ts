@@ -1,6 +1,5 @@
 import { SchemaNotMigratedError } from '@svc/webhooks-core';
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
-import type pg from 'pg';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import {
   createPgQueue,
@@ -10,26 +9,11 @@ import {
   migrate,
   SCHEMA_VERSION,
 } from '../src/index';
-import { migrationChecksum, renderMigration } from '../src/schema/migration';
+import { migrationChecksum } from '../src/schema/migration';
 import { MIGRATIONS } from '../src/schema/migration-list';
+import { createSchemaAtVersion } from './old-release';
 import { createTestPool, describePg, dropSchema, uniqueSchemaName } from './pg-test-database';
 import { BASE_TIME, LEASE_MS, seedQueue } from './queue-fixtures';
-
-/** A schema as release 1 of this package left it: version 1 applied and recorded, nothing after. */
-async function createVersionOneSchema(pool: pg.Pool, schema: string): Promise<void> {
-  const [first] = MIGRATIONS;
-  await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query(
-    `CREATE TABLE "${schema}".schema_migrations (
-       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
-       applied_at timestamptz NOT NULL DEFAULT now())`,
-  );
-  await pool.query(renderMigration(first!, `"${schema}"`));
-  await pool.query(
-    `INSERT INTO "${schema}".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
-    [first!.version, first!.name, migrationChecksum(first!)],
-  );
-}
 
 describePg('migrate({ pool, schema })', () => {
   const pool = createTestPool();
@@ -68,7 +52,7 @@ describePg('migrate({ pool, schema })', () => {
 
   it('brings a version-1 schema holding data to the current version, keeping every row', async () => {
     const schema = newSchema();
-    await createVersionOneSchema(pool, schema);
+    await createSchemaAtVersion(pool, schema, 1);
     expect(await getSchemaVersion({ pool, schema })).toBe(1);
     await pool.query(
       `INSERT INTO "${schema}".webhook_configs VALUES ('agency-a', 'cfg-a', 'https://hooks.example.com/a', $1, true, '{}', $2, $2)`,
@@ -151,7 +135,7 @@ describePg('migrate({ pool, schema })', () => {
 
   it('adapters of this release refuse a version-1 schema until it is migrated', async () => {
     const schema = newSchema();
-    await createVersionOneSchema(pool, schema);
+    await createSchemaAtVersion(pool, schema, 1);
     const queue = createPgQueue({ pool, schema, notify: false });
     const failure = await queue
       .claim({ limit: 1, leaseMs: LEASE_MS, now: BASE_TIME })

@@ -1,15 +1,14 @@
 import { everythingIn, type ServiceHarness, startServiceHarness } from '@svc/test-support';
 import { runStandardWebhooksScenario } from '@svc/test-support/standard-webhooks-scenario';
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
-import type pg from 'pg';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { insertParams } from '../src/delivery-row';
 import { createPgStore, createPgWebhooks, getSchemaVersion, migrate } from '../src/index';
-import { migrationChecksum, renderMigration } from '../src/schema/migration';
 import { MIGRATIONS } from '../src/schema/migration-list';
 import { parseSchemaName } from '../src/schema/schema-name';
 import { run } from '../src/statement';
 import { deliveryStatements } from '../src/store/delivery-statements';
+import { createSchemaAtVersion, inHostTransaction } from './old-release';
 import {
   createTestPool,
   createTestSchema,
@@ -32,23 +31,6 @@ function fromSchemesOn(): Array<{ version: number; name: string }> {
     version,
     name,
   }));
-}
-
-/** A schema as the release before Standard Webhooks left it: every migration before version 9 applied. */
-async function createSchemaBeforeSchemes(pool: pg.Pool, schema: string): Promise<void> {
-  await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query(
-    `CREATE TABLE "${schema}".schema_migrations (
-       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
-       applied_at timestamptz NOT NULL DEFAULT now())`,
-  );
-  for (const migration of MIGRATIONS.filter((step) => step.version < SCHEMES_VERSION)) {
-    await pool.query(renderMigration(migration, `"${schema}"`));
-    await pool.query(
-      `INSERT INTO "${schema}".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
-      [migration.version, migration.name, migrationChecksum(migration)],
-    );
-  }
 }
 
 /** The release before's upsert (named, so prepared on each connection like its adapter's). */
@@ -87,7 +69,7 @@ describePg('signature schemes on PostgreSQL: migration 9', () => {
 
   it("keeps every configuration, which reads as the 'service' scheme without keys, and checks the scheme", async () => {
     const schema = newSchema();
-    await createSchemaBeforeSchemes(pool, schema);
+    await createSchemaAtVersion(pool, schema, SCHEMES_VERSION - 1);
     expect(await getSchemaVersion({ pool, schema })).toBe(SCHEMES_VERSION - 1);
     await pool.query(version8Upsert(schema), [
       'cfg-a',
@@ -181,7 +163,7 @@ describePg('signature schemes on PostgreSQL: migration 9', () => {
 
   it('runs while the release before reads configurations and emits in host transactions: nothing fails', async () => {
     const schema = newSchema();
-    await createSchemaBeforeSchemes(pool, schema);
+    await createSchemaAtVersion(pool, schema, SCHEMES_VERSION - 1);
     await pool.query(version8Upsert(schema), [
       'cfg-a',
       'agency-a',
@@ -208,22 +190,12 @@ describePg('signature schemes on PostgreSQL: migration 9', () => {
     };
     let jobs = 0;
     // An emit in a host transaction (the outbox): the insert, then the host's own work, then COMMIT.
-    const emitInTransaction = async () => {
-      const client = await traffic.connect();
-      try {
-        await client.query('BEGIN');
+    const emitInTransaction = () =>
+      inHostTransaction(traffic, (client) => {
         jobs += 1;
         const record = makeDeliveryRecord({ agencyId: 'agency-a', eventId: `evt-${jobs}` });
-        await run(client, insert, insertParams(record), true);
-        await client.query('SELECT pg_sleep(0.01)');
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    };
+        return run(client, insert, insertParams(record), true);
+      });
     const upsert = async () => {
       await traffic.query({
         ...version8Upsert(schema),
