@@ -19,6 +19,7 @@ import type { Migration } from './migration';
 export const createTables: Migration = {
   version: 1,
   name: 'create-tables',
+  locks: [],
   sql: `
 CREATE TABLE {{schema}}.webhook_configs (
   agency_id              text COLLATE "C" PRIMARY KEY,

@@ -23,6 +23,7 @@ import type { Migration } from './migration';
 export const fairClaimsAndCircuits: Migration = {
   version: 2,
   name: 'fair-claims-and-circuits',
+  locks: [{ table: 'webhook_deliveries', mode: 'SHARE' }],
   sql: `
 CREATE INDEX webhook_deliveries_agency_due_idx
   ON {{schema}}.webhook_deliveries (agency_id, run_at)

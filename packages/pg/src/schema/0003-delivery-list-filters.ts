@@ -48,6 +48,7 @@ import type { Migration } from './migration';
 export const deliveryListFilters: Migration = {
   version: 3,
   name: 'delivery-list-filters',
+  locks: [{ table: 'webhook_deliveries', mode: 'ACCESS EXCLUSIVE' }],
   sql: `
 CREATE INDEX IF NOT EXISTS webhook_deliveries_agency_list_idx
   ON {{schema}}.webhook_deliveries (agency_id, id DESC, created_at);

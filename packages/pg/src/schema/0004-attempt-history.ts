@@ -19,6 +19,7 @@ import type { Migration } from './migration';
 export const attemptHistory: Migration = {
   version: 4,
   name: 'attempt-history',
+  locks: [{ table: 'webhook_deliveries', mode: 'ACCESS EXCLUSIVE' }],
   sql: `
 ALTER TABLE {{schema}}.webhook_deliveries
   ADD COLUMN next_attempt_trigger text NOT NULL DEFAULT 'automatic';

@@ -13,6 +13,7 @@ import type { Migration } from './migration';
 export const bulkRecoveries: Migration = {
   version: 5,
   name: 'bulk-recoveries',
+  locks: [],
   sql: `
 CREATE TABLE {{schema}}.webhook_recoveries (
   id                text COLLATE "C" PRIMARY KEY,

@@ -19,6 +19,10 @@ import type { Migration } from './migration';
 export const endpointHealth: Migration = {
   version: 6,
   name: 'endpoint-health',
+  locks: [
+    { table: 'webhook_configs', mode: 'ACCESS EXCLUSIVE' },
+    { table: 'webhook_circuits', mode: 'ACCESS EXCLUSIVE' },
+  ],
   sql: `
 ALTER TABLE {{schema}}.webhook_circuits
   ADD COLUMN unsuccessful_attempts integer NOT NULL DEFAULT 0,

@@ -29,6 +29,7 @@ import type { Migration } from './migration';
 export const retentionIndex: Migration = {
   version: 7,
   name: 'retention-index',
+  locks: [{ table: 'webhook_deliveries', mode: 'SHARE' }],
   sql: `
 CREATE INDEX IF NOT EXISTS webhook_deliveries_finished_idx
   ON {{schema}}.webhook_deliveries (status, created_at)

@@ -19,6 +19,7 @@ import type { Migration } from './migration';
 export const recoveryListIndex: Migration = {
   version: 8,
   name: 'recovery-list-index',
+  locks: [{ table: 'webhook_recoveries', mode: 'SHARE' }],
   sql: `
 CREATE INDEX webhook_recoveries_agency_list_idx
   ON {{schema}}.webhook_recoveries (agency_id, id);

@@ -29,6 +29,7 @@ import type { Migration } from './migration';
 export const signatureSchemes: Migration = {
   version: 9,
   name: 'signature-schemes',
+  locks: [{ table: 'webhook_configs', mode: 'ACCESS EXCLUSIVE' }],
   sql: `
 ALTER TABLE {{schema}}.webhook_configs
   ADD COLUMN signature_scheme text NOT NULL DEFAULT 'service'

@@ -21,6 +21,7 @@ import type { Migration } from './migration';
 export const recoveryRetentionIndex: Migration = {
   version: 10,
   name: 'recovery-retention-index',
+  locks: [{ table: 'webhook_recoveries', mode: 'SHARE' }],
   sql: `
 CREATE INDEX IF NOT EXISTS webhook_recoveries_finished_idx
   ON {{schema}}.webhook_recoveries (completed_at)

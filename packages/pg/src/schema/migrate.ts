@@ -3,13 +3,15 @@ import type { Pool, PoolClient } from 'pg';
 import { requirePool } from '../queryable';
 import { type Migration, migrationChecksum, renderMigration } from './migration';
 import { MIGRATIONS } from './migration-list';
+import { lockMigrationTables, lockWaitError, retryLockWaits } from './migration-locks';
 import { parseSchemaName, type SchemaName } from './schema-name';
 
 /** Options of {@link migrate}. */
 export interface MigrateOptions {
   /**
-   * The host's node-postgres pool. One of its connections holds the migration
-   * lock while `migrate` runs; the pool is never ended.
+   * The host's node-postgres pool. `migrate` runs its transactions on one of
+   * its connections, one after the other; the pool is never ended. A pooler in
+   * transaction mode (PgBouncer) in front of it is fine.
    * @example migrate({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) })
    */
   pool: Pool;
@@ -43,14 +45,20 @@ const LOCK_CLASS = 0x57_48_4b_31;
  * and the ledger table when missing, then applies each missing migration in its
  * own transaction together with its ledger row.
  *
- * Safe when many processes start at once: everything runs under a session
- * advisory lock keyed by the schema name, so one process migrates while the
- * others wait, then find nothing left to do. Idempotent. Never ends the pool.
+ * Safe when many processes start at once, and behind a transaction pooler:
+ * each transaction first takes a transaction-scoped advisory lock keyed by the
+ * schema name (`pg_advisory_xact_lock`), so one process migrates while the
+ * others wait, then find nothing left to do; nothing stays held once a
+ * transaction ends. Safe while processes of an earlier release run: each
+ * migration first locks the tables it touches, in a fixed order, with a short
+ * `lock_timeout`, and tries again later when a lock is busy (see
+ * docs/postgres.md, "Locks"). Idempotent. Never ends the pool.
  *
  * @throws InvalidOptionError (`invalid_option`) when `pool` is missing or
  *   `schema` is not a plain identifier, before anything touches the database
  * @throws WebhookError (`store_error`) when the ledger records a different
- *   checksum for a shipped version (a released migration was edited)
+ *   checksum for a shipped version (a released migration was edited), or when a
+ *   migration could not take its table locks in 100 tries (a long transaction holds one)
  * @example
  * ```ts
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
@@ -63,43 +71,63 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const client = await pool.connect();
   let broken: Error | boolean = false;
   try {
-    await client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, schemaLockKey(schema.name)]);
-    try {
-      return await migrateLocked(client, schema);
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, schemaLockKey(schema.name)]);
-    }
+    return await migrateOn(client, schema);
   } catch (error) {
     broken = error instanceof Error ? error : true;
     throw error;
   } finally {
-    // A connection that failed mid-migration may still hold the lock or an open
-    // transaction: destroy it rather than hand it back to the host's pool.
+    // A connection that failed mid-migration may still be in a transaction:
+    // destroy it rather than hand it back to the host's pool.
     client.release(broken);
   }
 }
 
-async function migrateLocked(client: PoolClient, schema: SchemaName): Promise<MigrateResult> {
-  await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema.quoted}`);
-  await client.query(
-    `CREATE TABLE IF NOT EXISTS ${schema.quoted}.schema_migrations (
-       version    integer PRIMARY KEY,
-       name       text NOT NULL,
-       checksum   text NOT NULL,
-       applied_at timestamptz NOT NULL DEFAULT now()
-     )`,
-  );
-  const recorded = await readLedger(client, schema);
-  assertChecksums(recorded, schema);
-  const fromVersion = Math.max(0, ...recorded.keys());
+async function migrateOn(client: PoolClient, schema: SchemaName): Promise<MigrateResult> {
+  let fromVersion: number | undefined;
   const applied: MigrateResult['applied'] = [];
-  for (const migration of MIGRATIONS) {
-    if (recorded.has(migration.version)) continue;
-    await applyMigration(client, schema, migration);
-    applied.push({ version: migration.version, name: migration.name });
+  for (;;) {
+    const step = await retryLockWaits(() => migrateStep(client, schema));
+    fromVersion ??= step.before;
+    if (!step.applied) {
+      return { schema: schema.name, fromVersion, toVersion: step.before, applied };
+    }
+    applied.push({ version: step.applied.version, name: step.applied.name });
   }
-  const toVersion = Math.max(fromVersion, ...applied.map((step) => step.version));
-  return { schema: schema.name, fromVersion, toVersion, applied };
+}
+
+/**
+ * One transaction: under the schema's advisory lock, reads the ledger and
+ * applies the first migration it lacks, if any. READ COMMITTED whatever the
+ * host's default, so the ledger read (after the lock) sees what the caller
+ * before us committed.
+ */
+async function migrateStep(
+  client: PoolClient,
+  schema: SchemaName,
+): Promise<{ before: number; applied: Migration | undefined }> {
+  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, schemaLockKey(schema.name)]);
+    // Under the lock, so two callers on a fresh database cannot race on CREATE SCHEMA.
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema.quoted}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema.quoted}.schema_migrations (
+         version    integer PRIMARY KEY,
+         name       text NOT NULL,
+         checksum   text NOT NULL,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const recorded = await readLedger(client, schema);
+    assertChecksums(recorded, schema);
+    const next = MIGRATIONS.find((migration) => !recorded.has(migration.version));
+    if (next) await applyMigration(client, schema, next);
+    await client.query('COMMIT');
+    return { before: Math.max(0, ...recorded.keys()), applied: next };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
 }
 
 async function readLedger(client: PoolClient, schema: SchemaName): Promise<Map<number, string>> {
@@ -125,18 +153,16 @@ function assertChecksums(recorded: Map<number, string>, schema: SchemaName): voi
 }
 
 async function applyMigration(client: PoolClient, schema: SchemaName, migration: Migration): Promise<void> {
-  await client.query('BEGIN');
   try {
+    await lockMigrationTables(client, schema, migration);
     await client.query(renderMigration(migration, schema.quoted));
-    await client.query(
-      `INSERT INTO ${schema.quoted}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
-      [migration.version, migration.name, migrationChecksum(migration)],
-    );
-    await client.query('COMMIT');
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
+    throw lockWaitError(error, schema, migration);
   }
+  await client.query(
+    `INSERT INTO ${schema.quoted}.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
+    [migration.version, migration.name, migrationChecksum(migration)],
+  );
 }
 
 /** 32-bit FNV-1a of the schema name, as a signed int4 (the advisory lock's second key). */

@@ -12,6 +12,32 @@ export interface Migration {
   name: string;
   /** SQL with `{{schema}}` where the quoted schema name goes. Runs in one transaction. */
   sql: string;
+  /**
+   * The existing tables the SQL takes a lock on, each with the strongest mode it
+   * takes there. migrate() takes these locks first, in {@link LOCK_ORDER}, so the
+   * migration never upgrades a lock it holds while live traffic waits on it (see
+   * docs/postgres.md, "Locks"). Not part of the checksum. Tables the migration
+   * creates are left out: nobody else can hold a lock on them.
+   */
+  locks: readonly TableLock[];
+}
+
+/** The tables migrations may lock, in the order migrate() locks them. */
+export const LOCK_ORDER = [
+  'webhook_deliveries',
+  'webhook_attempts',
+  'webhook_recoveries',
+  'webhook_configs',
+  'webhook_circuits',
+] as const;
+
+/**
+ * A table lock a migration takes up front: `SHARE` for an index build (blocks
+ * writes, not reads), `ACCESS EXCLUSIVE` for an ALTER TABLE or a DROP INDEX.
+ */
+export interface TableLock {
+  table: (typeof LOCK_ORDER)[number];
+  mode: 'SHARE' | 'ACCESS EXCLUSIVE';
 }
 
 /** The migration's SQL for a schema (`quotedSchema` already quoted). */
