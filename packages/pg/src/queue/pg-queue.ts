@@ -63,6 +63,13 @@ interface ClaimRow extends DeliveryRow {
   lease_until: string;
 }
 
+/**
+ * Least time `waitForWork` waits after a claim that failed (a schema not
+ * migrated yet, a database out of reach): a failing claim is retried about once
+ * a second, whatever the poll interval and however many wake-ups arrive.
+ */
+const FAILED_CLAIM_WAIT_MS = 1_000;
+
 /** setTimeout's largest delay; a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -111,6 +118,8 @@ class PgDeliveryQueue implements DeliveryQueue {
    * few in one statement rather than two.
    */
   #perAgency = 1;
+  /** The latest claim rejected: the next wait ignores wake-ups (see waitForWork). */
+  #claimFailed = false;
   #closed = false;
 
   constructor(pool: Pool, options: PgQueueOptions) {
@@ -169,6 +178,17 @@ class PgDeliveryQueue implements DeliveryQueue {
   async claim(options: ClaimOptions): Promise<Claim[]> {
     assertClaimOptions(options);
     if (options.limit < 1) return [];
+    try {
+      const claims = await this.#claim(options);
+      this.#claimFailed = false;
+      return claims;
+    } catch (error) {
+      this.#claimFailed = true;
+      throw error;
+    }
+  }
+
+  async #claim(options: ClaimOptions): Promise<Claim[]> {
     await this.#context.ensureMigrated();
     await this.#startListening();
     if (this.#listener) this.#claimedAtGeneration = this.#listener.generation;
@@ -228,9 +248,16 @@ class PgDeliveryQueue implements DeliveryQueue {
     return this.#onClaim(this.#sql.reschedule, [claim.deliveryId, claim.claimId, runAt]);
   }
 
+  /**
+   * After a claim that failed, waits the whole timeout (at least a second) and
+   * ignores wake-ups: the failure (most often a schema not migrated yet, while
+   * processes of the release before keep emitting and notifying) would only
+   * repeat at every NOTIFY, thousands of times a second.
+   */
   async waitForWork(options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
     const { signal } = options;
     if (this.#closed || signal?.aborted) return;
+    if (this.#claimFailed) return sleep(Math.max(options.timeoutMs, FAILED_CLAIM_WAIT_MS), signal);
     const listener = this.#listener;
     if (listener && listener.generation !== this.#claimedAtGeneration) return;
     const delay = Math.min(options.timeoutMs, await this.#msUntilNextClaimable());
