@@ -203,7 +203,6 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
   }
 }
 
-/** Runs axe-core over the page, shadow roots included, and fails with every violation it finds. */
 /** Polls `condition` every 50 ms until it holds; fails the test after 10 s, naming `what`. */
 export async function waitUntil(what: string, condition: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -213,6 +212,7 @@ export async function waitUntil(what: string, condition: () => Promise<boolean>)
   }
 }
 
+/** Runs axe-core over the page, shadow roots included, and fails with every violation it finds. */
 export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
   // Evaluated rather than added as a <script>: the page's content security policy runs its own scripts only.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(AXE_SCRIPT, 'utf8'));
@@ -228,6 +228,19 @@ export async function expectNoAxeViolations(page: Page, label: string): Promise<
     }));
   });
   expect(violations, `axe violations in ${label}`).toEqual([]);
+}
+
+/** The {@link PortalSession.consoleProblems} never expected (Chromium's own line for a CSP refusal too). */
+const PAGE_ERROR = /^(CSP violation|page error):|Content Security Policy/;
+
+/**
+ * Fails with every content security policy violation (an inline style or script the page's policy
+ * blocked) and every uncaught error the page reported since it opened. Other console errors are left
+ * alone: Chromium logs each non-2xx answer to a fetch as one, the expected ones too.
+ */
+export function expectNoPageErrors(session: PortalSession, label: string): void {
+  const problems = session.consoleProblems.filter((problem) => PAGE_ERROR.test(problem));
+  expect(problems, `CSP violations or uncaught errors in ${label}`).toEqual([]);
 }
 
 interface AxeViolation {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   canRunBrowser,
   expectNoAxeViolations,
+  expectNoPageErrors,
   openPortal,
   PORTAL_AGENCY,
   type PortalSession,
@@ -164,6 +165,8 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
 
     await expectNoAxeViolations(page, 'delivery detail');
+    // The page's CSP refuses inline style attributes: the view has none to refuse.
+    expectNoPageErrors(session, 'delivery detail');
     await saveScreenshot(page, 'delivery-detail-desktop');
   });
 

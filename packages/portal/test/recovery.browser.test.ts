@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   canRunBrowser,
   expectNoAxeViolations,
+  expectNoPageErrors,
   openPortal,
   PORTAL_AGENCY,
   type PortalSession,
@@ -140,6 +141,8 @@ describe.skipIf(!canRunBrowser)('bulk recovery in Chromium', () => {
       .waitFor(WAIT);
     await page.getByLabel('Created before').fill('');
     await since.fill(defaultSince);
+    // The page's CSP refuses inline style attributes: the form has none to refuse.
+    expectNoPageErrors(session, 'recovery form');
   });
 
   it('replays every failed delivery of the window and follows the progress to the end', async () => {
@@ -181,6 +184,7 @@ describe.skipIf(!canRunBrowser)('bulk recovery in Chromium', () => {
       expect(attempts.at(-1)?.trigger).toBe('recovery');
     }
     await expectNoAxeViolations(page, 'recovery progress');
+    expectNoPageErrors(session, 'recovery progress');
     await saveScreenshot(page, 'recovery-desktop');
   });
 });

@@ -79,6 +79,12 @@ export class BulkRecoveryElement extends LitElement {
       .count p {
         margin: 0;
       }
+      .window {
+        margin-bottom: var(--_space);
+      }
+      .form-error {
+        margin-top: var(--_space);
+      }
     `,
   ];
 
@@ -262,7 +268,7 @@ export class BulkRecoveryElement extends LitElement {
         down. Count them first; nothing is sent until you confirm.
       </p>
       <form @submit=${this.onCount} novalidate>
-        <div class="row" style="margin-bottom: var(--_space)">
+        <div class="row window">
           <label>
             Created from (required)
             <input
@@ -302,7 +308,7 @@ export class BulkRecoveryElement extends LitElement {
           }
         </fieldset>
         <button type="submit" ?disabled=${this.busy !== null}>${this.busy === 'count' ? 'Counting…' : 'Count failed deliveries'}</button>
-        ${this.formError === null ? nothing : html`<p class="state error" role="alert" style="margin-top: var(--_space)">${this.formError}</p>`}
+        ${this.formError === null ? nothing : html`<p class="state error form-error" role="alert">${this.formError}</p>`}
       </form>
       <div role="status" aria-live="polite">
         ${

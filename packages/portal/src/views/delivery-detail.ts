@@ -102,6 +102,9 @@ export class DeliveryDetailElement extends LitElement {
         margin: 0 0 6px;
         font-size: 1em;
       }
+      .actions {
+        margin-bottom: var(--_space);
+      }
       @media (max-width: 480px) {
         dl:not(.facts) {
           grid-template-columns: 1fr;
@@ -255,7 +258,7 @@ export class DeliveryDetailElement extends LitElement {
     }
     return html`
       ${this.renderSummary(delivery)}
-      <div class="row" style="margin-bottom: var(--_space)">
+      <div class="row actions">
         <button type="button" @click=${this.replay} ?disabled=${this.replaying || delivery.status !== 'failed'}>
           ${this.replaying ? 'Replaying…' : 'Replay'}
         </button>
