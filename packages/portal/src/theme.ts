@@ -134,6 +134,10 @@ export const baseStyles = css`
   .badge.failing {
     color: var(--_warning);
   }
+  /* Nothing to judge yet (an endpoint that never got a delivery): no colour claims a state. */
+  .badge.idle {
+    color: var(--_muted);
+  }
   .state {
     padding: var(--_space);
     border-radius: var(--_radius);

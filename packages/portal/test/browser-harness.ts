@@ -57,6 +57,8 @@ export interface OpenPortalOptions {
   worker?: WorkerOptions;
   /** The breaker's settings instead of the harness's fast ones (`FAST_CIRCUIT`), such as a long open period. */
   circuitBreaker?: WebhookServiceOptions['circuitBreaker'];
+  /** The retry policy instead of the harness's fast one (`FAST_RETRY`), such as a long wait before a retry. */
+  retry?: WebhookServiceOptions['retry'];
 }
 
 /** A portal page in Chromium, the example host behind it and a real HTTPS receiver. */
@@ -100,7 +102,7 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
     service: {
       urlPolicy: { allowPrivateNetworks: true },
       transport: { tls: { ca: receiver.ca } },
-      retry: FAST_RETRY,
+      retry: options.retry ?? FAST_RETRY,
       circuitBreaker: options.circuitBreaker ?? FAST_CIRCUIT,
       // One session serves a whole suite: the recovery tests count and start far more than an agency's
       // default allowance a minute.

@@ -49,6 +49,14 @@ async function applyFilters(page: Page, filters: { status?: string; eventType?: 
   await page.getByRole('button', { name: 'Apply' }).click();
 }
 
+/** Opens a delivery's detail from its row and waits for its heading; resolves with the detail. */
+async function openDetail(page: Page, id: string, eventType: string): Promise<Locator> {
+  await rowOf(page, id).getByRole('button', { name: /View/ }).click();
+  const detail = page.locator('svc-wh-delivery-detail');
+  await detail.getByRole('heading', { name: `Delivery of ${eventType}` }).waitFor();
+  return detail;
+}
+
 /** The id of the View button that has focus, looking through the open shadow roots. */
 function focusedDeliveryId(page: Page): Promise<string | null> {
   return page.evaluate(() => {
@@ -144,9 +152,7 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
   it('shows a failed delivery: payload, attempts and the receiver’s answer as text', async () => {
     const { page } = session;
     const id = cancelled[0] as string;
-    await rowOf(page, id).getByRole('button', { name: /View/ }).click();
-    const detail = page.locator('svc-wh-delivery-detail');
-    await detail.getByRole('heading', { name: 'Delivery of job_cancelled' }).waitFor();
+    const detail = await openDetail(page, id, 'job_cancelled');
     expect(await text(detail.locator('dd').first())).toBe('Failed');
     await expect.poll(() => detail.getByText('5 of 5').count(), WAIT).toBe(1);
 
@@ -177,7 +183,8 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
     receiver.respond(() => ({ status: 204 }));
     const detail = page.locator('svc-wh-delivery-detail');
     await detail.getByRole('button', { name: 'Replay' }).click();
-    await detail.getByText('Replay queued').waitFor();
+    // "Replay queued" until the outcome is known, then the outcome.
+    await detail.getByText('Replayed: delivered.').waitFor(WAIT);
 
     await expect.poll(() => detail.locator('ol.timeline > li').count(), WAIT).toBe(6);
     const sixth = detail.locator('ol.timeline > li').nth(5);
@@ -201,6 +208,23 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
     answerByEventType(session);
   });
 
+  it('says when a replay failed again, and leaves Replay enabled', async () => {
+    const { page } = session;
+    const id = cancelled[1] as string;
+    const detail = await openDetail(page, id, 'job_cancelled');
+    await detail.getByRole('button', { name: 'Replay' }).click();
+    await detail.getByText('Replayed: failed again.').waitFor(WAIT);
+    expect(await detail.getByText('Replay queued').count()).toBe(0);
+    expect(await text(detail.locator('dd').first())).toBe('Failed');
+    expect(await detail.locator('ol.timeline > li').count()).toBe(6);
+    expect(await detail.getByRole('button', { name: 'Replay' }).isDisabled()).toBe(false);
+    await expectNoAxeViolations(page, 'delivery replayed, failed again');
+    expectNoPageErrors(session, 'delivery replayed');
+    await saveScreenshot(page, 'delivery-replay-failed-desktop');
+    await detail.getByRole('button', { name: 'Back to deliveries' }).click();
+    await expect.poll(() => focusedDeliveryId(page), WAIT).toBe(id);
+  });
+
   it('shows a failed load in words and loads again on "Try again"', async () => {
     const { page } = session;
     await page.route('**/deliveries?*', (route) =>
@@ -222,9 +246,7 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
   it('closes the detail with Escape', async () => {
     const { page } = session;
     const id = created[0] as string;
-    await rowOf(page, id).getByRole('button', { name: /View/ }).click();
-    const detail = page.locator('svc-wh-delivery-detail');
-    await detail.getByRole('heading', { name: 'Delivery of job_created' }).waitFor();
+    const detail = await openDetail(page, id, 'job_created');
     expect(await detail.getByRole('button', { name: 'Replay' }).isDisabled()).toBe(true);
     await page.keyboard.press('Escape');
     await expect.poll(() => focusedDeliveryId(page), WAIT).toBe(id);

@@ -58,6 +58,12 @@ async function reloadConfigured(session: PortalSession): Promise<void> {
   await session.page.getByRole('heading', { name: 'Endpoint settings' }).waitFor();
 }
 
+/** The health card's badge and the sentence after it, whitespace collapsed. */
+async function healthLine(page: Page): Promise<string> {
+  const line = await page.locator('svc-wh-endpoint-health [role="status"]').textContent();
+  return (line ?? '').replace(/\s+/g, ' ').trim();
+}
+
 function waitForHealth(session: PortalSession, state: string): Promise<void> {
   return waitUntil(
     `the endpoint's health to become ${state}`,
@@ -181,7 +187,6 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     });
     await reloadConfigured(session);
     await healthBadge(page).waitFor();
-    expect(await healthBadge(page).textContent()).toBe('Healthy');
 
     const before = receiver.requests.length;
     await page.getByRole('button', { name: 'Send test event' }).click();
@@ -232,5 +237,63 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('Too many test sends');
     expect(session.receiver.requests.length).toBe(before);
+  });
+
+  it('says "No delivery yet" until a delivery got through, then "Healthy"', async () => {
+    session = await openPortal();
+    const { page } = session;
+    await session.configure({ subscribedEventTypes: ['job_created'] });
+    await reloadConfigured(session);
+    await healthBadge(page).waitFor();
+    // The API's state stays in data-state; the words and the colour claim nothing yet.
+    expect(await healthBadge(page).getAttribute('data-state')).toBe('healthy');
+    expect(await healthBadge(page).getAttribute('class')).toBe('badge idle');
+    expect(await healthLine(page)).toMatch(
+      /^No delivery yet No delivery has got a 2xx answer from this endpoint yet/,
+    );
+    await expectNoAxeViolations(page, 'health before any delivery');
+    await saveScreenshot(page, 'health-no-delivery-desktop');
+
+    await session.emit('job_created', 'job-first');
+    await session.settle(1);
+    await page.getByRole('button', { name: 'Refresh health' }).click();
+    await page.locator('svc-wh-endpoint-health .badge.healthy').waitFor();
+    expect(await healthBadge(page).textContent()).toBe('Healthy');
+    expect(await healthLine(page)).toContain('Deliveries get through');
+  });
+
+  it('says failed deliveries can be replayed, not that they are retried, once every one failed for good', async () => {
+    // A breaker that never opens here: the five attempts run out without a pause.
+    session = await openPortal({ circuitBreaker: { failureThreshold: 100 } });
+    const { page, receiver } = session;
+    await session.configure({ subscribedEventTypes: ['job_created'] });
+    receiver.respond(() => ({ status: 500 }));
+    await session.emit('job_created', 'job-lost');
+    expect((await session.settle(1)).map((delivery) => delivery.status)).toEqual(['failed']);
+    await waitForHealth(session, 'failing');
+    await reloadConfigured(session);
+    await page.locator('svc-wh-endpoint-health [data-state="failing"]').waitFor();
+    const line = await healthLine(page);
+    expect(line).toContain('No delivery is waiting for a retry: replay the failed ones from Deliveries');
+    expect(line).not.toContain('retried');
+    await expectNoAxeViolations(page, 'health failing, nothing pending');
+    await saveScreenshot(page, 'health-failed-for-good-desktop');
+  });
+
+  it('says pending deliveries are retried while one waits for its retry', async () => {
+    // The first attempt fails and the retry is ten minutes away: the delivery stays pending meanwhile.
+    session = await openPortal({
+      circuitBreaker: { failureThreshold: 100 },
+      retry: { schedule: [600_000], jitterRatio: 0 },
+    });
+    const { page, receiver, service } = session;
+    await session.configure({ subscribedEventTypes: ['job_created'] });
+    receiver.respond(() => ({ status: 500 }));
+    const id = (await session.emit('job_created', 'job-waiting')) as string;
+    await waitForHealth(session, 'failing');
+    expect((await service.getDelivery(PORTAL_AGENCY, id)).status).toBe('pending');
+    await reloadConfigured(session);
+    await page.locator('svc-wh-endpoint-health [data-state="failing"]').waitFor();
+    expect(await healthLine(page)).toContain('Pending deliveries are retried on their schedule.');
   });
 });

@@ -319,19 +319,19 @@ export class BulkRecoveryElement extends LitElement {
                 <strong>${counted.matched}</strong>
                 ${counted.matched === 1 ? 'failed delivery matches.' : 'failed deliveries match.'}
               </p>
-              <button
-                type="button"
-                class="danger"
-                ?disabled=${counted.matched === 0 || this.busy !== null || running}
-                @click=${this.onStart}
-              >
-                ${this.busy === 'start' ? 'Starting…' : `Replay ${counted.matched} ${counted.matched === 1 ? 'delivery' : 'deliveries'}`}
-              </button>
-              ${running ? html`<span class="muted">Wait for the running recovery to finish first.</span>` : nothing}
+              ${counted.matched === 0 ? html`<span class="muted">Nothing to replay.</span>` : this.renderStart(counted.matched, running)}
             </div>`
         }
       </div>
     </section>`;
+  }
+
+  /** The red button that starts the replay of `matched` (at least one) deliveries. */
+  private renderStart(matched: number, running: boolean) {
+    return html`<button type="button" class="danger" ?disabled=${this.busy !== null || running} @click=${this.onStart}>
+        ${this.busy === 'start' ? 'Starting…' : `Replay ${matched} ${matched === 1 ? 'delivery' : 'deliveries'}`}
+      </button>
+      ${running ? html`<span class="muted">Wait for the running recovery to finish first.</span>` : nothing}`;
   }
 }
 

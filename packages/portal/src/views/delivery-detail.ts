@@ -31,6 +31,14 @@ const ERROR_KIND_LABELS: Record<NonNullable<AttemptRecord['errorKind']>, string>
 const FOLLOW_INTERVAL_MS = 1000;
 const FOLLOW_LIMIT_MS = 30_000;
 
+/** What the replay message says until the replayed delivery leaves `pending`, then once it has. */
+const REPLAY_MESSAGES = {
+  queued: 'Replay queued. The new attempt appears below once it has been made.',
+  waiting: 'Replay queued, not attempted yet (the endpoint may be paused). Refresh to see how it went.',
+  success: 'Replayed: delivered. The receiver answered with a 2xx; the new attempt is below.',
+  failed: 'Replayed: failed again. The new attempt below shows what the receiver answered.',
+} as const;
+
 /**
  * `<svc-wh-delivery-detail>`: one delivery with its payload and every attempt, and a Replay button for a
  * failed one. Fires `close` (detail: the delivery as last read) when the reader goes back.
@@ -130,6 +138,8 @@ export class DeliveryDetailElement extends LitElement {
   private followTimer: ReturnType<typeof setTimeout> | undefined;
   private followUntil = 0;
   private focusHeadingOnLoad = true;
+  /** A replay was queued and its outcome is not known yet: the next read that is not pending tells it. */
+  private awaitingReplay = false;
 
   constructor() {
     super();
@@ -149,6 +159,7 @@ export class DeliveryDetailElement extends LitElement {
       this.attempts = [];
       this.message = null;
       this.replayError = null;
+      this.awaitingReplay = false;
       this.focusHeadingOnLoad = true;
       void this.load();
     }
@@ -171,6 +182,7 @@ export class DeliveryDetailElement extends LitElement {
       if (token !== this.loadToken) return;
       this.delivery = delivery;
       this.attempts = attempts.attempts;
+      this.noteReplayOutcome(delivery);
     } catch (error) {
       if (token !== this.loadToken) return;
       this.error = errorMessage(error);
@@ -191,7 +203,8 @@ export class DeliveryDetailElement extends LitElement {
     this.replayError = null;
     try {
       await this.api.replay(this.deliveryId);
-      this.message = 'Replay queued. The new attempt appears below once it has been made.';
+      this.message = REPLAY_MESSAGES.queued;
+      this.awaitingReplay = true;
       this.followUntil = Date.now() + FOLLOW_LIMIT_MS;
     } catch (error) {
       this.replayError =
@@ -205,10 +218,21 @@ export class DeliveryDetailElement extends LitElement {
     this.followWhilePending();
   }
 
+  /** Once a replayed delivery is no longer pending, the message says how the replay went. */
+  private noteReplayOutcome(delivery: DeliveryDetail): void {
+    if (!this.awaitingReplay || delivery.status === 'pending') return;
+    this.awaitingReplay = false;
+    this.message = REPLAY_MESSAGES[delivery.status];
+  }
+
   /** After a replay the worker attempts soon: re-read until the delivery leaves `pending`, for a while. */
   private followWhilePending(): void {
     this.stopFollowing();
-    if (!this.isConnected || this.delivery?.status !== 'pending' || Date.now() > this.followUntil) return;
+    if (!this.isConnected || this.delivery?.status !== 'pending') return;
+    if (Date.now() > this.followUntil) {
+      if (this.awaitingReplay) this.message = REPLAY_MESSAGES.waiting;
+      return;
+    }
     this.followTimer = setTimeout(async () => {
       await this.load();
       this.followWhilePending();

@@ -11,6 +11,16 @@ const STATE_LABELS: Record<EndpointHealth['state'], string> = {
   disabled: 'Disabled',
 };
 
+/**
+ * What the badge says. The API calls an endpoint `healthy` until an attempt fails, so one that never got a
+ * 2xx reads "No delivery yet" (or "No success yet" after failures a save forgot): nothing proved it works.
+ */
+function stateLabel(health: EndpointHealth): { label: string; badge: string } {
+  if (health.state === 'healthy' && health.lastSuccessAt === null)
+    return { label: health.lastFailureAt === null ? 'No delivery yet' : 'No success yet', badge: 'idle' };
+  return { label: STATE_LABELS[health.state], badge: health.state };
+}
+
 /** `disabledReason` in words; a reason not listed here is shown as the API gives it. */
 const REASONS: Record<string, string> = {
   auto_disabled_failing:
@@ -31,6 +41,7 @@ export class EndpointHealthElement extends LitElement {
     api: { attribute: false },
     config: { attribute: false },
     health: { state: true },
+    pending: { state: true },
     loading: { state: true },
     error: { state: true },
   };
@@ -78,6 +89,8 @@ export class EndpointHealthElement extends LitElement {
   /** The stored configuration; null shows the empty state and loads nothing. */
   declare config: WebhookConfig | null;
   declare private health: EndpointHealth | null;
+  /** Whether a delivery waits for a retry, read while failing; null when unknown. */
+  declare private pending: boolean | null;
   declare private loading: boolean;
   declare private error: string | null;
   /** Answers of older requests are dropped, so a slow one cannot overwrite a newer state. */
@@ -87,6 +100,7 @@ export class EndpointHealthElement extends LitElement {
     super();
     this.config = null;
     this.health = null;
+    this.pending = null;
     this.loading = false;
     this.error = null;
   }
@@ -118,13 +132,28 @@ export class EndpointHealthElement extends LitElement {
     this.error = null;
     try {
       const health = await this.api.getHealth();
+      const pending = health.state === 'failing' ? await this.hasPending() : null;
       if (request !== this.request) return;
       this.health = health;
+      this.pending = pending;
     } catch (error) {
       if (request !== this.request) return;
       this.error = errorMessage(error);
     } finally {
       if (request === this.request) this.loading = false;
+    }
+  }
+
+  /**
+   * Whether any delivery is pending, which is what "retried" needs: the health alone does not say, and
+   * when every delivery has failed for good nothing will be retried. Null when the list cannot be read.
+   */
+  private async hasPending(): Promise<boolean | null> {
+    try {
+      const { deliveries } = await this.api.listDeliveries({ status: 'pending', limit: 1 });
+      return deliveries.length > 0;
+    } catch {
+      return null;
     }
   }
 
@@ -163,10 +192,11 @@ export class EndpointHealthElement extends LitElement {
       return this.loading
         ? html`<p class="state" role="status" aria-live="polite">Loading the health…</p>`
         : nothing;
+    const { label, badge } = stateLabel(health);
     return html`
       <p role="status" aria-live="polite">
-        <span class=${`badge ${health.state}`} part="badge" data-state=${health.state}>${STATE_LABELS[health.state]}</span>
-        ${summary(health)}
+        <span class=${`badge ${badge}`} part="badge" data-state=${health.state}>${label}</span>
+        ${summary(health, this.pending)}
       </p>
       <dl>
         <dt>Failures in a row</dt>
@@ -194,21 +224,30 @@ export class EndpointHealthElement extends LitElement {
   }
 }
 
-function summary(health: EndpointHealth): string {
+/** The sentence after the badge; `pending` says whether a delivery waits for a retry (null: unknown). */
+function summary(health: EndpointHealth, pending: boolean | null): string {
   switch (health.state) {
     case 'healthy':
-      return health.lastSuccessAt === null
-        ? 'No delivery attempt failed so far.'
-        : 'Deliveries get through: the last attempt got a 2xx answer.';
+      if (health.lastSuccessAt !== null) return 'Deliveries get through: the last attempt got a 2xx answer.';
+      return health.lastFailureAt === null
+        ? 'No delivery has got a 2xx answer from this endpoint yet.'
+        : 'No delivery has got a 2xx answer yet; the failures before the settings were last saved no longer count.';
     case 'failing':
       if (health.pausedUntil !== null)
         return `Paused until ${formatTime(health.pausedUntil)}: every attempt since ${formatTime(health.failingSince)} went without a 2xx answer, and the receiver failed too often in a row, so deliveries wait. A test event that succeeds, a replay or a recovery tries again at once.`;
-      return `Every attempt since ${formatTime(health.failingSince)} went without a 2xx answer. Deliveries are retried.`;
+      return `Every attempt since ${formatTime(health.failingSince)} went without a 2xx answer. ${recourse(pending)}`;
     default:
       if (health.disabledReason === null)
         return 'The endpoint is switched off in the settings: nothing is delivered until it is enabled.';
       return REASONS[health.disabledReason] ?? health.disabledReason;
   }
+}
+
+/** What becomes of a failing endpoint's deliveries: "retried" only while one is pending. */
+function recourse(pending: boolean | null): string {
+  if (pending === true) return 'Pending deliveries are retried on their schedule.';
+  const replay = 'replay the failed ones from Deliveries, or a whole time window from Recovery.';
+  return pending === false ? `No delivery is waiting for a retry: ${replay}` : `You can ${replay}`;
 }
 
 defineView('svc-wh-endpoint-health', EndpointHealthElement);
