@@ -20,7 +20,7 @@ import type {
   WebhookServiceOptions,
   WorkerOptions,
 } from '@svc/webhooks-core';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /** The agency the portal is signed in as, with an owner's token. */
@@ -212,6 +212,13 @@ export async function waitUntil(what: string, condition: () => Promise<boolean>)
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Whether the element `locator` finds has the focus within its own (shadow) root. */
+export function hasFocus(locator: Locator): Promise<boolean> {
+  return locator.evaluate(
+    (element) => (element.getRootNode() as Document | ShadowRoot).activeElement === element,
+  );
 }
 
 /** Runs axe-core over the page, shadow roots included, and fails with every violation it finds. */

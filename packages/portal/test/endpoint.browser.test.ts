@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   canRunBrowser,
   expectNoAxeViolations,
+  expectNoPageErrors,
+  hasFocus,
   openPortal,
   PORTAL_AGENCY,
   type PortalSession,
@@ -52,6 +54,12 @@ function focused(page: Page): Promise<{ tag: string; id: string; className: stri
   });
 }
 
+/** The error inside the "Events to receive" group. */
+const eventsAlert = (page: Page) =>
+  page.getByRole('group', { name: 'Events to receive' }).locator('[role="alert"]');
+const firstEventCheckbox = (page: Page) =>
+  page.locator('svc-wh-endpoint-settings input[name="eventType"]').first();
+
 /** Reopens the page after `session.configure`, and waits for the stored settings to show. */
 async function reloadConfigured(session: PortalSession): Promise<void> {
   await session.reload();
@@ -91,6 +99,7 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     await expectNoAxeViolations(page, 'endpoint empty state');
 
     // A URL the policy refuses creates nothing: the reason is shown in words next to the field.
+    await eventCheckbox(page, 'job_created').check();
     await page.getByLabel('Webhook URL').fill('http://example.com/hook');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await urlAlert(page).waitFor();
@@ -98,7 +107,6 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     await expect(service.getConfig(PORTAL_AGENCY)).rejects.toThrow();
 
     await page.getByLabel('Webhook URL').fill(receiver.url);
-    await eventCheckbox(page, 'job_created').check();
     await eventCheckbox(page, 'job_cancelled').check();
     await expectNoAxeViolations(page, 'endpoint settings filled in');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
@@ -214,6 +222,46 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     expect(await page.locator('svc-wh-endpoint-health [role="status"]').textContent()).toMatch(
       /went without a 2xx answer/,
     );
+  });
+
+  it('refuses to save an enabled endpoint with no event type, beside the group, and focuses it', async () => {
+    session = await openPortal();
+    const { page, receiver, service } = session;
+    await page.getByRole('heading', { name: 'No endpoint yet' }).waitFor();
+    await eventCheckbox(page, 'job_created').waitFor();
+    await page.getByLabel('Webhook URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+
+    await eventsAlert(page).waitFor();
+    expect(await eventsAlert(page).textContent()).toContain('Choose at least one event to receive');
+    const group = page.getByRole('group', { name: 'Events to receive' });
+    expect(await group.getAttribute('aria-describedby')).toBe(await eventsAlert(page).getAttribute('id'));
+    await expect.poll(() => hasFocus(firstEventCheckbox(page))).toBe(true);
+    await expect(service.getConfig(PORTAL_AGENCY)).rejects.toThrow();
+    await expectNoAxeViolations(page, 'endpoint without event types');
+    await saveScreenshot(page, 'endpoint-no-events-desktop');
+
+    // Choosing one clears the error.
+    await eventCheckbox(page, 'job_created').check();
+    expect(await eventsAlert(page).count()).toBe(0);
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await fullSecret(page).waitFor();
+
+    await eventCheckbox(page, 'job_created').uncheck();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await eventsAlert(page).waitFor();
+    await expect.poll(() => hasFocus(firstEventCheckbox(page))).toBe(true);
+    expect((await service.getConfig(PORTAL_AGENCY)).subscribedEventTypes).toEqual(['job_created']);
+
+    // A disabled endpoint may have none: the API takes it, and so does the form.
+    await page.getByLabel('Enabled: send deliveries to this URL').uncheck();
+    expect(await eventsAlert(page).count()).toBe(0);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved.').waitFor();
+    const stored = await service.getConfig(PORTAL_AGENCY);
+    expect(stored.enabled).toBe(false);
+    expect(stored.subscribedEventTypes).toEqual([]);
+    expectNoPageErrors(session, 'endpoint settings');
   });
 
   it('fits a phone screen and says when test sends are rate limited', async () => {

@@ -38,11 +38,21 @@ const SCHEMES: readonly { value: SignatureScheme; label: string; hint: string }[
 /** Codes of a save the user can fix in the form; any other error is shown as a failure to save. */
 const FORM_ERRORS = new Set(['invalid_webhook_url', 'validation_failed', 'unknown_event_type']);
 
+/**
+ * Why an enabled endpoint needs an event type. The API accepts none, but the endpoint then silently
+ * receives nothing, so the form asks for one, or for the endpoint to be disabled.
+ */
+const NO_EVENT_TYPES =
+  'Choose at least one event to receive: an enabled endpoint with none gets no deliveries. To save it without any, untick Enabled.';
+
 interface SaveError {
   /** Whether the user can fix it in the form (so it is tied to the fields), or the save just failed. */
   fixable: boolean;
-  /** Whether it is about the URL field, so the field is marked invalid and described by it. */
-  aboutUrl: boolean;
+  /**
+   * The field it is about, which it is shown beside and describes: the URL (marked invalid) or the
+   * event types' group; null for the form as a whole.
+   */
+  field: 'url' | 'events' | null;
   message: string;
   /** Per-field messages of `validation_failed`. */
   issues: string[];
@@ -124,6 +134,9 @@ export class EndpointSettingsElement extends LitElement {
       }
       .url-field .error {
         margin-top: 6px;
+      }
+      fieldset > .error {
+        margin: 0 0 8px;
       }
       .error ul {
         margin: 4px 0 0;
@@ -225,6 +238,7 @@ export class EndpointSettingsElement extends LitElement {
     else next.delete(eventType);
     this.subscribed = next;
     this.savedNotice = '';
+    if (this.error?.field === 'events' && next.size > 0) this.error = null;
   }
 
   private async save(event: SubmitEvent): Promise<void> {
@@ -233,13 +247,13 @@ export class EndpointSettingsElement extends LitElement {
     const webhookUrl = this.url.trim();
     this.savedNotice = '';
     if (webhookUrl === '') {
-      this.error = {
-        fixable: true,
-        aboutUrl: true,
-        message: 'Enter the webhook URL (https://…).',
-        issues: [],
-      };
+      this.error = { fixable: true, field: 'url', message: 'Enter the webhook URL (https://…).', issues: [] };
       await this.focusUrl();
+      return;
+    }
+    if (this.enabled && this.subscribed.size === 0) {
+      this.error = { fixable: true, field: 'events', message: NO_EVENT_TYPES, issues: [] };
+      await this.focusEvents();
       return;
     }
     this.saving = true;
@@ -263,7 +277,8 @@ export class EndpointSettingsElement extends LitElement {
       );
     } catch (error) {
       this.error = toSaveError(error);
-      if (this.error.aboutUrl) await this.focusUrl();
+      if (this.error.field === 'url') await this.focusUrl();
+      else if (this.error.field === 'events') await this.focusEvents();
     } finally {
       this.saving = false;
     }
@@ -279,10 +294,18 @@ export class EndpointSettingsElement extends LitElement {
     this.renderRoot.querySelector<HTMLInputElement>('#webhook-url')?.focus();
   }
 
+  /** The first event type's checkbox, inside the group the error describes; the error without one. */
+  private async focusEvents(): Promise<void> {
+    await this.updateComplete;
+    const target = this.options.length === 0 ? '#save-error' : 'input[name="eventType"]';
+    this.renderRoot.querySelector<HTMLElement>(target)?.focus();
+  }
+
   protected override render() {
     const creating = this.config === null;
     const error = this.error;
-    const urlInvalid = error?.aboutUrl === true;
+    const urlInvalid = error?.field === 'url';
+    const eventsInvalid = error?.field === 'events';
     return html`
       <section class="card" part="card" aria-labelledby="settings-title">
         <h2 id="settings-title">${creating ? 'No endpoint yet' : 'Endpoint settings'}</h2>
@@ -314,7 +337,7 @@ export class EndpointSettingsElement extends LitElement {
               />
             </label>
             <p id="url-hint" class="muted">Must be https and reachable from the internet.</p>
-            ${error?.aboutUrl ? this.renderError(error) : nothing}
+            ${urlInvalid ? this.renderError(error) : nothing}
           </div>
           <label class="inline">
             <input
@@ -323,12 +346,14 @@ export class EndpointSettingsElement extends LitElement {
               @change=${(e: Event) => {
                 this.enabled = (e.target as HTMLInputElement).checked;
                 this.savedNotice = '';
+                if (!this.enabled && this.error?.field === 'events') this.error = null;
               }}
             />
             Enabled: send deliveries to this URL
           </label>
-          <fieldset>
+          <fieldset aria-describedby=${eventsInvalid ? 'save-error' : nothing}>
             <legend>Events to receive</legend>
+            ${eventsInvalid ? this.renderError(error) : nothing}
             ${
               this.options.length === 0
                 ? html`<p class="muted">No event types to choose from yet.</p>`
@@ -354,7 +379,7 @@ export class EndpointSettingsElement extends LitElement {
             }
           </fieldset>
           ${this.renderSchemes()} ${this.renderAsymmetric()}
-          ${error !== null && !error.aboutUrl ? this.renderError(error) : nothing}
+          ${error !== null && error.field === null ? this.renderError(error) : nothing}
           <div class="row actions">
             <button type="submit" ?disabled=${this.saving}>
               ${this.saving ? 'Saving…' : creating ? 'Create endpoint' : 'Save changes'}
@@ -436,9 +461,9 @@ export class EndpointSettingsElement extends LitElement {
       </div>`;
   }
 
-  /** Next to the URL field when it is about the URL, else above the Save button. */
+  /** Next to the field it is about (the URL, the event types), else above the Save button. */
   private renderError(error: SaveError) {
-    return html`<div id="save-error" class="state error" role="alert">
+    return html`<div id="save-error" class="state error" role="alert" tabindex="-1">
       <p>${error.fixable ? error.message : `The settings could not be saved: ${error.message}`}</p>
       ${error.issues.length === 0 ? nothing : html`<ul>${error.issues.map((issue) => html`<li>${issue}</li>`)}</ul>`}
     </div>`;
@@ -458,13 +483,14 @@ function sameSettings(a: WebhookConfig | null | undefined, b: WebhookConfig | nu
 
 function toSaveError(error: unknown): SaveError {
   if (!(error instanceof PortalApiError))
-    return { fixable: false, aboutUrl: false, message: String(error), issues: [] };
+    return { fixable: false, field: null, message: String(error), issues: [] };
   const fixable = FORM_ERRORS.has(error.code);
   const issues = error.code === 'validation_failed' ? readIssues(error.details) : [];
   const aboutUrl =
     error.code === 'invalid_webhook_url' ||
     (error.code === 'validation_failed' && issues.some((issue) => issue.startsWith('webhookUrl')));
-  return { fixable, aboutUrl, message: error.message, issues };
+  const field = aboutUrl ? 'url' : error.code === 'unknown_event_type' ? 'events' : null;
+  return { fixable, field, message: error.message, issues };
 }
 
 /** `details.issues` of `validation_failed` as `field: message` lines. */
