@@ -214,6 +214,37 @@ export async function waitUntil(what: string, condition: () => Promise<boolean>)
   }
 }
 
+/** The message of the API's `internal_error` that {@link failRequests} answers with. */
+export const INTERNAL_ERROR_MESSAGE = 'Something went wrong on our side.';
+
+/** Answers the page's requests to `url` (a glob) with a 500 `internal_error`, until `page.unrouteAll()`. */
+export async function failRequests(page: Page, url: string): Promise<void> {
+  await page.route(url, (route) =>
+    route.fulfill({
+      status: 500,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE } }),
+    }),
+  );
+}
+
+/** The element with focus, looking through the open shadow roots: its tag, id, class and text. */
+export function focused(
+  page: Page,
+): Promise<{ tag: string; id: string; className: string; text: string } | null> {
+  return page.evaluate(() => {
+    let active: Element | null = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    if (!active) return null;
+    return {
+      tag: active.tagName.toLowerCase(),
+      id: active.id,
+      className: active.className,
+      text: (active.textContent ?? '').replace(/\s+/g, ' ').trim(),
+    };
+  });
+}
+
 /** Whether the element `locator` finds has the focus within its own (shadow) root. */
 export function hasFocus(locator: Locator): Promise<boolean> {
   return locator.evaluate(

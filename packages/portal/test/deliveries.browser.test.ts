@@ -5,6 +5,9 @@ import {
   canRunBrowser,
   expectNoAxeViolations,
   expectNoPageErrors,
+  failRequests,
+  focused,
+  INTERNAL_ERROR_MESSAGE,
   openPortal,
   PORTAL_AGENCY,
   type PortalSession,
@@ -183,8 +186,12 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
     receiver.respond(() => ({ status: 204 }));
     const detail = page.locator('svc-wh-delivery-detail');
     await detail.getByRole('button', { name: 'Replay' }).click();
-    // "Replay queued" until the outcome is known, then the outcome.
+    // "Replay queued" until the outcome is known, then the outcome; the message keeps the focus throughout.
     await detail.getByText('Replayed: delivered.').waitFor(WAIT);
+    expect(await focused(page)).toMatchObject({
+      id: 'replay-message',
+      text: expect.stringMatching(/^Replayed: delivered/),
+    });
 
     await expect.poll(() => detail.locator('ol.timeline > li').count(), WAIT).toBe(6);
     const sixth = detail.locator('ol.timeline > li').nth(5);
@@ -214,6 +221,7 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
     const detail = await openDetail(page, id, 'job_cancelled');
     await detail.getByRole('button', { name: 'Replay' }).click();
     await detail.getByText('Replayed: failed again.').waitFor(WAIT);
+    expect(await focused(page)).toMatchObject({ id: 'replay-message' });
     expect(await detail.getByText('Replay queued').count()).toBe(0);
     expect(await text(detail.locator('dd').first())).toBe('Failed');
     expect(await detail.locator('ol.timeline > li').count()).toBe(6);
@@ -227,17 +235,9 @@ describe.skipIf(!canRunBrowser)('delivery log and detail in Chromium', () => {
 
   it('shows a failed load in words and loads again on "Try again"', async () => {
     const { page } = session;
-    await page.route('**/deliveries?*', (route) =>
-      route.fulfill({
-        status: 500,
-        contentType: 'application/json',
-        body: JSON.stringify({
-          error: { code: 'internal_error', message: 'Something went wrong on our side.' },
-        }),
-      }),
-    );
+    await failRequests(page, '**/deliveries?*');
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await log(page).getByRole('alert').getByText('Something went wrong on our side.').waitFor(WAIT);
+    await log(page).getByRole('alert').getByText(INTERNAL_ERROR_MESSAGE).waitFor(WAIT);
     await page.unrouteAll();
     await log(page).getByRole('button', { name: 'Try again' }).click();
     await expect.poll(() => rows(page).count(), WAIT).toBe(5);

@@ -6,6 +6,7 @@ import {
   canRunBrowser,
   expectNoAxeViolations,
   expectNoPageErrors,
+  focused,
   hasFocus,
   openPortal,
   PORTAL_AGENCY,
@@ -38,21 +39,6 @@ const testResult = (page: Page) => page.locator('svc-wh-endpoint-test-send .resu
 const urlAlert = (page: Page) => page.locator('svc-wh-endpoint-settings .url-field [role="alert"]');
 const eventCheckbox = (page: Page, eventType: string) =>
   page.getByRole('checkbox', { name: new RegExp(`^${eventType} `) });
-
-/** The element with focus, looking through the open shadow roots: its tag, id, class and text. */
-function focused(page: Page): Promise<{ tag: string; id: string; className: string; text: string } | null> {
-  return page.evaluate(() => {
-    let active: Element | null = document.activeElement;
-    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-    if (!active) return null;
-    return {
-      tag: active.tagName.toLowerCase(),
-      id: active.id,
-      className: active.className,
-      text: (active.textContent ?? '').trim(),
-    };
-  });
-}
 
 /** The error inside the "Events to receive" group. */
 const eventsAlert = (page: Page) =>
@@ -199,6 +185,8 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     const before = receiver.requests.length;
     await page.getByRole('button', { name: 'Send test event' }).click();
     await testResult(page).getByText('Success').waitFor();
+    // The button was disabled while sending; the receiver's answer has the focus, not <body>.
+    await expect.poll(async () => (await focused(page))?.className).toBe('result');
     expect(await testResult(page).textContent()).toContain('HTTP status 200');
     expect(receiver.requests.length).toBe(before + 1);
     const test = receiver.requests.at(-1) as ReceivedRequest;
@@ -241,11 +229,12 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     await expectNoAxeViolations(page, 'endpoint without event types');
     await saveScreenshot(page, 'endpoint-no-events-desktop');
 
-    // Choosing one clears the error.
+    // Choosing one clears the error; the creation's notice then has the focus the disabled button dropped.
     await eventCheckbox(page, 'job_created').check();
     expect(await eventsAlert(page).count()).toBe(0);
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await fullSecret(page).waitFor();
+    await expect.poll(() => focused(page)).toMatchObject({ id: 'saved-notice', text: 'Endpoint created.' });
 
     await eventCheckbox(page, 'job_created').uncheck();
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -257,7 +246,7 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     await page.getByLabel('Enabled: send deliveries to this URL').uncheck();
     expect(await eventsAlert(page).count()).toBe(0);
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByText('Changes saved.').waitFor();
+    await expect.poll(() => focused(page)).toMatchObject({ id: 'saved-notice', text: 'Changes saved.' });
     const stored = await service.getConfig(PORTAL_AGENCY);
     expect(stored.enabled).toBe(false);
     expect(stored.subscribedEventTypes).toEqual([]);
@@ -284,6 +273,7 @@ describe.skipIf(!canRunBrowser)('Endpoint tab in Chromium', () => {
     const alert = page.locator('svc-wh-endpoint-test-send [role="alert"]');
     await alert.waitFor();
     expect(await alert.textContent()).toContain('Too many test sends');
+    await expect.poll(async () => (await focused(page))?.id).toBe('test-error');
     expect(session.receiver.requests.length).toBe(before);
   });
 

@@ -4,6 +4,9 @@ import {
   canRunBrowser,
   expectNoAxeViolations,
   expectNoPageErrors,
+  failRequests,
+  focused,
+  INTERNAL_ERROR_MESSAGE,
   openPortal,
   PORTAL_AGENCY,
   type PortalSession,
@@ -74,10 +77,13 @@ async function recoverElsewhere(
   return recoveryId;
 }
 
+/** Counts, and resolves with the count's sentence once it is shown and has the focus. */
 async function count(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'Count failed deliveries' }).click();
   const result = form(page).locator('.count p');
   await result.waitFor(WAIT);
+  // The Count button was disabled while counting; the focus went to the count, not to <body>.
+  await expect.poll(async () => (await focused(page))?.id, WAIT).toBe('count-result');
   return ((await result.textContent()) ?? '').replace(/\s+/g, ' ').trim();
 }
 
@@ -150,6 +156,13 @@ describe.skipIf(!canRunBrowser)('bulk recovery in Chromium', () => {
       .waitFor(WAIT);
     await page.getByLabel('Created before').fill('');
     await since.fill(defaultSince);
+
+    // A count the API refuses: the error takes the focus the disabled Count button dropped.
+    await failRequests(page, '**/deliveries/recover');
+    await page.getByRole('button', { name: 'Count failed deliveries' }).click();
+    await form(page).getByRole('alert').getByText(INTERNAL_ERROR_MESSAGE).waitFor(WAIT);
+    await expect.poll(async () => (await focused(page))?.id, WAIT).toBe('form-error');
+    await page.unrouteAll();
     // The page's CSP refuses inline style attributes: the form has none to refuse.
     expectNoPageErrors(session, 'recovery form');
   });

@@ -4,6 +4,7 @@ import { keyed } from 'lit/directives/keyed.js';
 import { type PortalApi, PortalApiError, type RecoveryRequest } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
+import { focusWhenRendered } from '../focus';
 import { parseLocalDateTime, toLocalDateTimeInput } from '../format';
 import { baseStyles } from '../theme';
 import './bulk-recovery-progress';
@@ -166,6 +167,8 @@ export class BulkRecoveryElement extends LitElement {
     } finally {
       this.busy = null;
     }
+    // The Count button was disabled while it ran, which dropped the focus: the count (or the error) takes it.
+    await focusWhenRendered(this, this.counted === null ? '#form-error' : '#count-result');
   }
 
   private async onStart(): Promise<void> {
@@ -190,6 +193,7 @@ export class BulkRecoveryElement extends LitElement {
     } finally {
       this.busy = null;
     }
+    if (this.formError !== null) await focusWhenRendered(this, '#form-error');
   }
 
   private async follow(recoveryId: string, notice: string | null, startedElsewhere: boolean, focus: boolean) {
@@ -308,14 +312,14 @@ export class BulkRecoveryElement extends LitElement {
           }
         </fieldset>
         <button type="submit" ?disabled=${this.busy !== null}>${this.busy === 'count' ? 'Counting…' : 'Count failed deliveries'}</button>
-        ${this.formError === null ? nothing : html`<p class="state error form-error" role="alert">${this.formError}</p>`}
+        ${this.formError === null ? nothing : html`<p class="state error form-error" id="form-error" role="alert" tabindex="-1">${this.formError}</p>`}
       </form>
       <div role="status" aria-live="polite">
         ${
           counted === null
             ? nothing
             : html`<div class="row count">
-              <p>
+              <p id="count-result" tabindex="-1">
                 <strong>${counted.matched}</strong>
                 ${counted.matched === 1 ? 'failed delivery matches.' : 'failed deliveries match.'}
               </p>

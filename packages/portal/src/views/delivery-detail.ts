@@ -2,6 +2,7 @@ import type { AttemptRecord, DeliveryDetail, DeliveryStatus } from '@svc/webhook
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
+import { focusWhenRendered } from '../focus';
 import { formatDuration, formatTime } from '../format';
 import { baseStyles } from '../theme';
 
@@ -214,6 +215,8 @@ export class DeliveryDetailElement extends LitElement {
     } finally {
       this.replaying = false;
     }
+    // The disabled Replay button lost the focus: give it to the outcome, which the message keeps as it changes.
+    void focusWhenRendered(this, this.replayError === null ? '#replay-message' : '#replay-error');
     await this.load();
     this.followWhilePending();
   }
@@ -293,8 +296,14 @@ export class DeliveryDetailElement extends LitElement {
             : html`<span class="muted">Only a failed delivery can be replayed.</span>`
         }
       </div>
-      <div role="status" aria-live="polite">${this.message === null ? nothing : html`<p class="state">${this.message}</p>`}</div>
-      ${this.replayError === null ? nothing : html`<p class="state error" role="alert">${this.replayError}</p>`}
+      <div role="status" aria-live="polite">
+        ${this.message === null ? nothing : html`<p class="state" id="replay-message" tabindex="-1">${this.message}</p>`}
+      </div>
+      ${
+        this.replayError === null
+          ? nothing
+          : html`<p class="state error" id="replay-error" role="alert" tabindex="-1">${this.replayError}</p>`
+      }
       ${this.error === null ? nothing : html`<p class="state error" role="alert">The delivery could not be reloaded: ${this.error}</p>`}
       <h3>Payload</h3>
       <pre tabindex="0" role="region" aria-label="Payload">${JSON.stringify(delivery.payload, null, 2)}</pre>

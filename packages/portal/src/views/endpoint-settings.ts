@@ -3,6 +3,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
+import { focusWhenRendered } from '../focus';
 import { includesStandard } from '../signature-scheme';
 import { baseStyles } from '../theme';
 
@@ -272,13 +273,16 @@ export class EndpointSettingsElement extends LitElement {
         asymmetricSignatures: this.signsAsymmetric,
       });
       this.savedNotice = created ? 'Endpoint created.' : 'Changes saved.';
+      // The Save button was disabled while saving, which dropped the focus: the notice takes it.
+      void focusWhenRendered(this, '#saved-notice');
       this.dispatchEvent(
         new CustomEvent<ConfigSavedDetail>('svc-wh-config-saved', { detail: { config, created } }),
       );
     } catch (error) {
       this.error = toSaveError(error);
-      if (this.error.field === 'url') await this.focusUrl();
-      else if (this.error.field === 'events') await this.focusEvents();
+      if (this.error.field === 'url') void this.focusUrl();
+      else if (this.error.field === 'events') void this.focusEvents();
+      else void focusWhenRendered(this, '#save-error');
     } finally {
       this.saving = false;
     }
@@ -289,16 +293,13 @@ export class EndpointSettingsElement extends LitElement {
     return this.asymmetric && includesStandard(this.scheme);
   }
 
-  private async focusUrl(): Promise<void> {
-    await this.updateComplete;
-    this.renderRoot.querySelector<HTMLInputElement>('#webhook-url')?.focus();
+  private focusUrl(): Promise<void> {
+    return focusWhenRendered(this, '#webhook-url');
   }
 
   /** The first event type's checkbox, inside the group the error describes; the error without one. */
-  private async focusEvents(): Promise<void> {
-    await this.updateComplete;
-    const target = this.options.length === 0 ? '#save-error' : 'input[name="eventType"]';
-    this.renderRoot.querySelector<HTMLElement>(target)?.focus();
+  private focusEvents(): Promise<void> {
+    return focusWhenRendered(this, this.options.length === 0 ? '#save-error' : 'input[name="eventType"]');
   }
 
   protected override render() {
@@ -384,7 +385,7 @@ export class EndpointSettingsElement extends LitElement {
             <button type="submit" ?disabled=${this.saving}>
               ${this.saving ? 'Saving…' : creating ? 'Create endpoint' : 'Save changes'}
             </button>
-            <span role="status" aria-live="polite">${this.savedNotice}</span>
+            <span id="saved-notice" role="status" aria-live="polite" tabindex="-1">${this.savedNotice}</span>
           </div>
         </form>
       </section>

@@ -2,6 +2,7 @@ import type { TestResult, WebhookConfig } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
+import { focusWhenRendered } from '../focus';
 import { baseStyles } from '../theme';
 
 /** The select's value for the built-in `webhook_test` event: the API sends it when no event type is given. */
@@ -83,6 +84,8 @@ export class EndpointTestSendElement extends LitElement {
     } finally {
       this.sending = false;
     }
+    // The Send button was disabled while sending, which dropped the focus: the answer (or the error) takes it.
+    await focusWhenRendered(this, this.error === null ? '.result' : '#test-error');
   }
 
   protected override render() {
@@ -115,8 +118,8 @@ export class EndpointTestSendElement extends LitElement {
           </label>
           <button type="submit" ?disabled=${disabled || this.sending}>${this.sending ? 'Sending…' : 'Send test event'}</button>
         </form>
-        <div class="result" role="status" aria-live="polite">${this.renderResult()}</div>
-        ${this.error === null ? nothing : html`<p class="state error" role="alert">${this.error}</p>`}
+        <div class="result" role="status" aria-live="polite" tabindex="-1">${this.renderResult()}</div>
+        ${this.error === null ? nothing : html`<p class="state error" id="test-error" role="alert" tabindex="-1">${this.error}</p>`}
       </section>
     `;
   }
