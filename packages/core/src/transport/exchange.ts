@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { type LagTolerantTimer, startLagTolerantTimer } from '../deadline';
+import { LAG_TOLERANCE_MS } from '../deadline';
 import { utf8Prefix } from './response-excerpt';
 
 /*
@@ -90,10 +90,21 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   readonly #settle: (result: ExchangeResult) => void;
   readonly #timeoutMs: number;
   readonly #localWaitMs: number;
-  /** Runs until the hand-over: our own waiting. */
-  readonly #waitTimer: NodeJS.Timeout;
-  /** Runs from the hand-over: the receiver's time. */
-  #receiverTimer: LagTolerantTimer | null = null;
+  /**
+   * One timer for both clocks, as a single timer costs on the hot path (the answer
+   * usually comes long before it fires): first armed for the receiver's budget,
+   * since a hand-over moments later can only move the deadline later; when it
+   * fires it works out which deadline, if any, has really passed, and re-arms for
+   * the rest.
+   */
+  #timer: NodeJS.Timeout;
+  /** When the timer was due to fire (performance.now()), to measure how late it did. */
+  #timerDueAt: number;
+  readonly #createdAt: number;
+  /** When undici handed the request to a connection; null while it waits in this process. */
+  #handedOverAt: number | null = null;
+  /** Event-loop lag given back to the receiver so far, at most `localWaitMs`. */
+  #lagCreditedMs = 0;
   readonly #signal: AbortSignal | undefined;
   #controller: Dispatcher.DispatchController | null = null;
   #settled = false;
@@ -111,7 +122,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#settle = settle;
     this.#timeoutMs = limits.timeoutMs;
     this.#localWaitMs = limits.localWaitMs;
-    this.#waitTimer = setTimeout(() => this.#interrupt('local_wait_exceeded'), limits.localWaitMs);
+    this.#createdAt = performance.now();
+    this.#timerDueAt = this.#createdAt + limits.timeoutMs;
+    this.#timer = setTimeout(this.#onTimer, limits.timeoutMs);
     this.#signal = limits.signal;
     if (this.#signal) {
       if (this.#signal.aborted) {
@@ -133,12 +146,44 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       controller.abort(this.#dropped);
       return;
     }
-    clearTimeout(this.#waitTimer);
-    this.#receiverTimer = startLagTolerantTimer(
-      this.#timeoutMs,
-      () => this.#interrupt('timed_out'),
-      this.#localWaitMs,
-    );
+    this.#handedOverAt ??= performance.now();
+  }
+
+  /**
+   * The one timer fired: past the local-wait bound before any hand-over ends the
+   * exchange as `local_wait_exceeded`; otherwise lateness beyond the tolerance is
+   * given back to the receiver (our loop was blocked, not the receiver slow), and
+   * only a receiver deadline still passed ends it, one turn later, once the I/O
+   * that arrived meanwhile has been read.
+   */
+  readonly #onTimer = (): void => {
+    if (this.#settled) return;
+    const now = performance.now();
+    if (this.#handedOverAt === null) {
+      const localDeadline = this.#createdAt + this.#localWaitMs;
+      if (now >= localDeadline) {
+        this.#interrupt('local_wait_exceeded');
+        return;
+      }
+      // Any hand-over from now on is due no sooner than now + timeoutMs.
+      this.#arm(now, Math.min(localDeadline - now, this.#timeoutMs));
+      return;
+    }
+    const late = now - this.#timerDueAt;
+    if (late > LAG_TOLERANCE_MS) {
+      this.#lagCreditedMs += Math.min(late, this.#localWaitMs - this.#lagCreditedMs);
+    }
+    const dueAt = this.#handedOverAt + this.#timeoutMs + this.#lagCreditedMs;
+    if (now < dueAt) {
+      this.#arm(now, dueAt - now);
+      return;
+    }
+    setImmediate(() => this.#interrupt('timed_out'));
+  };
+
+  #arm(now: number, delay: number): void {
+    this.#timerDueAt = now + delay;
+    this.#timer = setTimeout(this.#onTimer, delay);
   }
 
   onResponseStart(
@@ -175,9 +220,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #interrupt(kind: 'timed_out' | 'local_wait_exceeded' | 'aborted'): void {
     if (this.#settled) return;
     if (this.#statusCode >= 200) this.#finish();
-    else if (kind === 'timed_out') {
-      this.#settleWith({ kind, lagCreditedMs: this.#receiverTimer?.lagCreditedMs ?? 0 });
-    } else this.#settleWith({ kind });
+    else if (kind === 'timed_out') this.#settleWith({ kind, lagCreditedMs: this.#lagCreditedMs });
+    else this.#settleWith({ kind });
     this.#drop(kind);
   }
 
@@ -210,8 +254,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #settleWith(result: ExchangeResult): void {
     if (this.#settled) return;
     this.#settled = true;
-    clearTimeout(this.#waitTimer);
-    this.#receiverTimer?.stop();
+    clearTimeout(this.#timer);
     if (this.#onSignal) this.#signal?.removeEventListener('abort', this.#onSignal);
     this.#chunks = [];
     this.#settle(result);
