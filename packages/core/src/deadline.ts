@@ -13,7 +13,7 @@ export type DeadlineResult<T> = { kind: 'done'; value: T } | { kind: 'timed_out'
  * DOMException with a stack trace, too costly on paths that run per attempt
  * or per idle wait. With `maxLagCreditMs`, the wait is for someone else's
  * answer and event-loop lag is given back, up to that much
- * ({@link startLagTolerantTimer}).
+ * (the lag-tolerant timer below).
  *
  * @example
  * ```ts
