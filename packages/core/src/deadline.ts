@@ -95,6 +95,15 @@ export interface LagTolerantTimer {
 export const LAG_TOLERANCE_MS = 20;
 
 /**
+ * The lag to give back for a timer that fired `lateMs` late, having given back
+ * `creditedMs` of at most `maxCreditMs` already: 0 within {@link LAG_TOLERANCE_MS}
+ * (timer granularity, not a held-up loop) or once the allowance is spent.
+ */
+export function lagCreditMs(lateMs: number, creditedMs: number, maxCreditMs: number): number {
+  return lateMs > LAG_TOLERANCE_MS ? Math.max(0, Math.min(lateMs, maxCreditMs - creditedMs)) : 0;
+}
+
+/**
  * Calls `onExpire` once `ms` have passed while the event loop was free to notice
  * anything else: a deadline for someone else's answer that our own process's lag
  * never shortens.
@@ -129,9 +138,8 @@ export function startLagTolerantTimer(
     timer = setTimeout(() => fire(dueAt), delay);
   };
   const fire = (dueAt: number): void => {
-    const late = performance.now() - dueAt;
-    const credit = Math.min(late, maxLagCreditMs - credited);
-    if (late > LAG_TOLERANCE_MS && credit > 0) {
+    const credit = lagCreditMs(performance.now() - dueAt, credited, maxLagCreditMs);
+    if (credit > 0) {
       credited += credit;
       arm(credit);
       return;

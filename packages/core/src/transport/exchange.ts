@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { LAG_TOLERANCE_MS } from '../deadline';
+import { lagCreditMs } from '../deadline';
 import { utf8Prefix } from './response-excerpt';
 
 /*
@@ -169,10 +169,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#arm(now, Math.min(localDeadline - now, this.#timeoutMs));
       return;
     }
-    const late = now - this.#timerDueAt;
-    if (late > LAG_TOLERANCE_MS) {
-      this.#lagCreditedMs += Math.min(late, this.#localWaitMs - this.#lagCreditedMs);
-    }
+    this.#lagCreditedMs += lagCreditMs(now - this.#timerDueAt, this.#lagCreditedMs, this.#localWaitMs);
     const dueAt = this.#handedOverAt + this.#timeoutMs + this.#lagCreditedMs;
     if (now < dueAt) {
       this.#arm(now, dueAt - now);
