@@ -44,9 +44,12 @@ export class ChannelSubscription {
   /** Opens the connection and subscribes (idempotent; a no-op once closed). */
   open(): void {
     if (this.#subscriber || this.#closed) return;
+    // `#subscribe` resubscribes on every ready and is the one that knows when the
+    // subscription is live; ioredis's own resubscribe would send a second SUBSCRIBE
+    // whose rejection, when the connection is quit mid-reconnect, nobody catches.
     const subscriber = isCluster(this.source)
       ? this.source.duplicate()
-      : this.source.duplicate({ connectionName: this.name });
+      : this.source.duplicate({ connectionName: this.name, autoResubscribe: false });
     this.#subscriber = subscriber;
     // Connection errors are retried by ioredis; users fall back to polling meanwhile.
     subscriber.on('error', () => {});
