@@ -15,7 +15,7 @@ const CORE_LAYERS = [
   ['testing'],
 ];
 /** core/src's root files that are leaves: imported by the folders, importing none of them. */
-const CORE_LEAVES = ['errors', 'ids', 'validation', 'deadline', 'bounded-map'];
+const CORE_LEAVES = ['errors', 'ids', 'validation', 'deadline', 'bounded-map', 'sorted-array'];
 const CORE = '^packages/core/src/';
 
 const layerRules = CORE_LAYERS.flatMap((group, rank) => {
