@@ -24,6 +24,7 @@ export type WebhookErrorCode =
   | 'transport_closed'
   | 'rate_limited'
   | 'store_error'
+  | 'store_unavailable'
   | 'secret_key_unavailable'
   | 'secret_undecryptable';
 
@@ -202,6 +203,33 @@ export class RateLimitedError extends WebhookError {
   }
 
   /** Ms until the next request of this kind will be accepted. */
+  get retryAfterMs(): number {
+    return this.details.retryAfterMs;
+  }
+}
+
+/**
+ * The store or queue could not be reached for a moment (a Redis failover, a
+ * connection being re-established): a retriable condition, not a bug. The call
+ * may or may not have taken effect, so retry it as it was: an `emit` retried with
+ * the same `eventId` stores its deliveries once. The adapter's own error is the
+ * `cause`; it never reaches an API client (its message may name servers).
+ */
+export class StoreUnavailableError extends WebhookError {
+  declare readonly details: { retryAfterMs: number };
+  /** Always true: the same call, repeated after `retryAfterMs`, is expected to succeed. */
+  readonly retriable = true;
+
+  constructor(what: string, retryAfterMs: number, options: { cause: unknown }) {
+    super(
+      'store_unavailable',
+      `${what} is unavailable for a moment (the call may or may not have taken effect); ` +
+        'retry it unchanged. An emit retried with the same eventId stores its deliveries once.',
+      { cause: options.cause, details: { retryAfterMs } },
+    );
+  }
+
+  /** Ms after which a retry is expected to succeed. */
   get retryAfterMs(): number {
     return this.details.retryAfterMs;
   }

@@ -101,6 +101,7 @@ export {
   SchemaNotMigratedError,
   SecretKeyUnavailableError,
   SecretUndecryptableError,
+  StoreUnavailableError,
   UnknownEventTypeError,
   WebhookError,
   WebhookValidationError,

@@ -23,7 +23,7 @@ export interface WebhookApiErrorBody {
 export interface ErrorAnswer {
   status: number;
   body: WebhookApiErrorBody;
-  /** Headers the answer carries besides the body (`Retry-After` of a 429). */
+  /** Headers the answer carries besides the body (`Retry-After` of a 429 or a 503). */
   headers: Record<string, string>;
   /** True when the error was not a deliberate refusal: it is answered as 500 and should be logged. */
   unexpected: boolean;
@@ -89,6 +89,7 @@ function deliberateCode(error: unknown): WebhookApiErrorCode | null {
 /** `Retry-After` in whole seconds (at least 1) for a refusal that says when to come back. */
 function headersOf(code: WebhookApiErrorCode, details: unknown): Record<string, string> {
   const retryAfterMs = (details as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-  if (code !== 'rate_limited' || typeof retryAfterMs !== 'number') return {};
+  if ((code !== 'rate_limited' && code !== 'store_unavailable') || typeof retryAfterMs !== 'number')
+    return {};
   return { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
 }

@@ -73,6 +73,11 @@ export const apiErrorCodes = {
     status: 500,
     summary: 'Something unexpected failed; the details are logged, not returned.',
   },
+  store_unavailable: {
+    status: 503,
+    summary:
+      'The store could not be reached for a moment (a Redis failover, say); the request may or may not have taken effect. Retry it unchanged after the `Retry-After` header’s seconds.',
+  },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 /** Every `error.code` the management API answers with. Renaming one is a breaking change. */

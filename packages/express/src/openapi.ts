@@ -73,9 +73,10 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Unsupported media type',
   429: 'Too many requests',
   500: 'Internal error',
+  503: 'Service unavailable',
 };
 
-/** What every 429 carries: the error handler sets it from `details.retryAfterMs`. */
+/** What every 429 and 503 carries: the error handler sets it from `details.retryAfterMs`. */
 const RETRY_AFTER_HEADER: Record<string, JsonSchema> = {
   'Retry-After': {
     description:
@@ -350,7 +351,7 @@ function errorResponse(status: number, codes: readonly WebhookApiErrorCode[]): J
   const lines = codes.map((code) => `- \`${code}\`: ${apiErrorCodes[code].summary}`);
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}.\n\n${lines.join('\n')}`,
-    ...(status === 429 ? { headers: RETRY_AFTER_HEADER } : {}),
+    ...(status === 429 || status === 503 ? { headers: RETRY_AFTER_HEADER } : {}),
     content: {
       'application/json': {
         schema: {

@@ -79,20 +79,29 @@ export interface ApiRoute {
   handle(service: WebhookService, agencyId: string, req: Request): Promise<RouteAnswer>;
 }
 
-/** Error codes every route can answer: a repeated `authorization` header, authentication, role, and the generic 500. */
+/**
+ * Error codes every route can answer: a repeated `authorization` header, authentication, role, the
+ * generic 500, and the 503 of a store that cannot be reached for a moment.
+ */
 export const COMMON_ERROR_CODES: readonly WebhookApiErrorCode[] = [
   'invalid_request',
   'unauthorized',
   'forbidden',
   'agency_inactive',
   'internal_error',
+  'store_unavailable',
 ];
 
 /**
  * Error codes a public route can answer whatever it does: a path parameter that is not valid
- * percent-encoding, and the generic 500. No token is read, so none of the authentication codes.
+ * percent-encoding, the generic 500 and the store's 503. No token is read, so none of the
+ * authentication codes.
  */
-export const PUBLIC_ERROR_CODES: readonly WebhookApiErrorCode[] = ['invalid_request', 'internal_error'];
+export const PUBLIC_ERROR_CODES: readonly WebhookApiErrorCode[] = [
+  'invalid_request',
+  'internal_error',
+  'store_unavailable',
+];
 
 /**
  * Error codes every change (a route that is not a GET) can answer when the router reads a session

@@ -6,6 +6,7 @@ import {
   InvalidWebhookUrlError,
   RateLimitedError,
   SchemaNotMigratedError,
+  StoreUnavailableError,
   UnknownEventTypeError,
   WebhookError,
   WebhookValidationError,
@@ -41,6 +42,14 @@ describe('toErrorAnswer maps every error through the one code table', () => {
     const answer = toErrorAnswer(new RateLimitedError('agency-1', 'test sends', 4_200));
     expect(answer).toMatchObject({ status: 429, headers: { 'retry-after': '5' }, unexpected: false });
     expect(answer.body.error).toMatchObject({ code: 'rate_limited', details: { retryAfterMs: 4_200 } });
+  });
+
+  it('store_unavailable → 503 with Retry-After; the cause (which may name servers) stays out of the body', () => {
+    const cause = new Error('Too many Cluster redirections. Last error: MOVED 866 10.0.0.7:7001');
+    const answer = toErrorAnswer(new StoreUnavailableError('Redis', 1_500, { cause }));
+    expect(answer).toMatchObject({ status: 503, headers: { 'retry-after': '2' }, unexpected: false });
+    expect(answer.body.error).toMatchObject({ code: 'store_unavailable', details: { retryAfterMs: 1_500 } });
+    expect(JSON.stringify(answer.body)).not.toContain('10.0.0.7');
   });
 
   it.each(deliberate)('%s → its status, code, message and details', (_name, error, status, code) => {

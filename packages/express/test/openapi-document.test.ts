@@ -170,7 +170,7 @@ describe('openApiDocument', () => {
     };
     expect(withToken).toHaveLength(operations().length - 1);
     expect(operation.security).toEqual([]);
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '404', '500']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '404', '500', '503']);
     expect(operation.responses['200']?.headers).toEqual({
       'Cache-Control': {
         description: 'Always `public, max-age=300`.',
