@@ -57,6 +57,17 @@ export class ChannelSubscription {
     // On every (re)connect, subscribe ourselves and go live only once Redis confirms.
     subscriber.on('ready', () => this.#subscribe(subscriber));
     for (const event of ['close', 'reconnecting', 'end']) subscriber.on(event, () => this.#lose());
+    if (isCluster(subscriber)) {
+      // A cluster client stays ready while its one subscriber connection moves to another
+      // node (its node failed over or left): messages published meanwhile are missed, so
+      // count the subscription lost and live again only once Redis confirms it anew.
+      for (const event of ['-node', 'node error']) {
+        subscriber.on(event, () => {
+          this.#lose();
+          this.#subscribe(subscriber);
+        });
+      }
+    }
   }
 
   async close(): Promise<void> {

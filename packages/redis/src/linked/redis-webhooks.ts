@@ -1,9 +1,9 @@
-import { isCluster, quitClient, type RedisClient, resolveConnection } from '../connection/connection';
-import { invalidOption } from '../errors';
+import { isCluster, quitClient, resolveConnection } from '../connection/connection';
 import { buildQueueKeyNames, buildStoreKeyNames, DEFAULT_KEY_PREFIX } from '../key-names';
+import { assertOneSlotForLinked } from '../prefix-slots';
 import { createRedisQueueOn, type RedisDeliveryQueue, type RedisQueueOptions } from '../queue/redis-queue';
 import { createRedisStoreOn, type RedisStoreOptions, type RedisWebhookStore } from '../store/redis-store';
-import { createRedisLink } from './redis-link';
+import { createRedisLink, type RedisLink } from './redis-link';
 
 /** Options of {@link createRedisWebhooks}: those of the store and the queue, over one connection and prefix. */
 export type RedisWebhooksOptions = RedisStoreOptions & Omit<RedisQueueOptions, 'redis'>;
@@ -43,11 +43,22 @@ export interface RedisWebhooks {
 export function createRedisWebhooks(options: RedisWebhooksOptions = {}): RedisWebhooks {
   const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
   const { client, owned } = resolveConnection(options.redis);
-  assertOneSlot(client, prefix);
-  const link = createRedisLink(client, buildStoreKeyNames(prefix), buildQueueKeyNames(prefix));
-  const shared = { client, owned: false };
-  const store = createRedisStoreOn(shared, { ...options, prefix }, link);
-  const queue = createRedisQueueOn(shared, { ...options, prefix }, link);
+  const storeKeys = buildStoreKeyNames(prefix);
+  const queueKeys = buildQueueKeyNames(prefix);
+  let store: RedisWebhookStore;
+  let queue: RedisDeliveryQueue;
+  let link: RedisLink;
+  try {
+    if (isCluster(client)) assertOneSlotForLinked(prefix, storeKeys.base, queueKeys.base);
+    link = createRedisLink(client, storeKeys, queueKeys);
+    const shared = { client, owned: false };
+    store = createRedisStoreOn(shared, { ...options, prefix }, link);
+    queue = createRedisQueueOn(shared, { ...options, prefix }, link);
+  } catch (error) {
+    // Refused at construction: a connection opened for it must not keep the process alive.
+    if (owned) client.disconnect();
+    throw error;
+  }
   let closed = false;
   return {
     store,
@@ -61,15 +72,4 @@ export function createRedisWebhooks(options: RedisWebhooksOptions = {}): RedisWe
       if (owned) await quitClient(client);
     },
   };
-}
-
-/** On a cluster, store and queue keys must hash to one slot for the linked scripts. */
-function assertOneSlot(client: RedisClient, prefix: string): void {
-  if (isCluster(client) && !/\{[^{}]+\}/.test(prefix)) {
-    throw invalidOption(
-      'prefix',
-      `On Redis Cluster, createRedisWebhooks needs a prefix with a hash tag (got '${prefix}'), ` +
-        "so that the linked store and queue keys share one slot. Pass one such as prefix: '{whk}:'.",
-    );
-  }
 }

@@ -15,6 +15,8 @@ import {
   type ResolvedConnection,
   resolveConnection,
 } from '../connection/connection';
+import { type RedisDurability, resolveDurability, writeDurably } from '../connection/replica-wait';
+import { isTransientRedisError, storeUnavailable, withUnavailableErrors } from '../connection/unavailable';
 import { invalidClaim, rejectTransaction, unexpectedReply } from '../errors';
 import {
   buildQueueKeyNames,
@@ -23,6 +25,8 @@ import {
   type RedisQueueKeyNames,
 } from '../key-names';
 import type { RedisLink } from '../linked/redis-link';
+import { assertOneSlotPerAdapter } from '../prefix-slots';
+import { ClaimBackoff } from './claim-backoff';
 import { claimLinkedScript, claimScript } from './claim-script';
 import {
   ackScript,
@@ -73,6 +77,21 @@ export interface RedisQueueOptions {
    * @default Date.now
    */
   clock?: () => number;
+  /**
+   * Wait for replicas to acknowledge each `enqueue` (Redis `WAIT`), so a
+   * failover loses no queue entry that was acknowledged (see the store's
+   * `durability`; a linked store's emit enqueues in its own write).
+   * @default undefined (do not wait)
+   */
+  durability?: RedisDurability;
+  /**
+   * How long claims stay quiet while Redis is unavailable (a failover): meanwhile
+   * a failed claim finds nothing and the worker waits a backoff of 50 ms doubling
+   * to 1 s instead of reporting an error; after it, claims fail with
+   * `store_unavailable` again, reported by the worker.
+   * @default 30000
+   */
+  unavailableGraceMs?: number;
 }
 
 /** Entries in the queue right now, by state. */
@@ -120,7 +139,14 @@ export interface RedisDeliveryQueue extends DeliveryQueue {
  * const webhooks = createWebhookService({ store, queue });
  */
 export function createRedisQueue(options: RedisQueueOptions = {}): RedisDeliveryQueue {
-  return createRedisQueueOn(resolveConnection(options.redis), options);
+  const connection = resolveConnection(options.redis);
+  try {
+    return createRedisQueueOn(connection, options);
+  } catch (error) {
+    // Refused at construction: a connection opened for it must not keep the process alive.
+    if (connection.owned) connection.client.disconnect();
+    throw error;
+  }
 }
 
 /**
@@ -134,7 +160,11 @@ export function createRedisQueueOn(
   link?: RedisLink,
 ): RedisDeliveryQueue {
   const handOff = link?.handOff;
-  const keys = buildQueueKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
+  const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
+  const keys = buildQueueKeyNames(prefix);
+  assertOneSlotPerAdapter(prefix, keys.base);
+  const durability = resolveDurability(options.durability, keys.ready);
+  const backoff = new ClaimBackoff(options.unavailableGraceMs ?? 30_000);
   const clock = options.clock ?? Date.now;
   const recoverBatch = options.recoverBatch ?? 1000;
   /** Every script's keys, and the first two arguments each takes. */
@@ -176,14 +206,16 @@ export function createRedisQueueOn(
     sharedAgencyLimit: true,
   };
 
-  return {
+  return withUnavailableErrors<RedisDeliveryQueue>({
     capabilities,
     keys,
 
     async enqueue(entry: QueueEntry, txOptions?: TransactionOptions): Promise<void> {
       if (txOptions?.transaction !== undefined) throw rejectTransaction('queue');
       if (handOff?.takeEnqueued(entry.deliveryId, entry.agencyId, entry.runAt)) return;
-      await enqueueScript.run(client, all, [...head, entry.deliveryId, entry.agencyId, entry.runAt]);
+      await writeDurably(client, durability, () =>
+        enqueueScript.run(client, all, [...head, entry.deliveryId, entry.agencyId, entry.runAt]),
+      );
     },
 
     async enqueueMissing(entries: readonly QueueEntry[]): Promise<number> {
@@ -203,17 +235,25 @@ export function createRedisQueueOn(
       const since = listener?.seq ?? 0;
       if (listener?.live && listener.quiet && recent.surelyEmpty(now, excludeAgencies, since)) return [];
       const leaseUntil = now + claimOptions.leaseMs;
-      const reply = await (link ? claimLinkedScript : claimScript).run(client, all, [
-        ...head,
-        now,
-        leaseUntil,
-        limit,
-        nextClaimToken(),
-        recoverBatch,
-        perAgencyLimit ?? '',
-        ...(link ? [link.storeKeys.base] : []),
-        ...(excludeAgencies ?? []),
-      ]);
+      let reply: unknown;
+      try {
+        reply = await (link ? claimLinkedScript : claimScript).run(client, all, [
+          ...head,
+          now,
+          leaseUntil,
+          limit,
+          nextClaimToken(),
+          recoverBatch,
+          perAgencyLimit ?? '',
+          ...(link ? [link.storeKeys.base] : []),
+          ...(excludeAgencies ?? []),
+        ]);
+      } catch (error) {
+        if (!isTransientRedisError(error)) throw error;
+        if (backoff.failed()) return [];
+        throw storeUnavailable(error);
+      }
+      backoff.succeeded();
       if (!Array.isArray(reply) || reply.length < 2) throw unexpectedReply('claim', reply);
       const [flat, nextDue, records, configs] = reply as [unknown, unknown, unknown[], unknown[]];
       const claims = parseClaims(flat, leaseUntil);
@@ -268,6 +308,9 @@ export function createRedisQueueOn(
     async waitForWork({ timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
       if (closed || signal?.aborted) return;
       listener?.prepare();
+      // After a claim that found Redis unavailable, wait out the backoff whatever the listener says.
+      const pause = backoff.pauseLeft();
+      if (pause > 0) return sleep(Math.min(pause, timeoutMs), signal);
       const started = performance.now();
       // untilNextDue never rejects; a lookup stuck in ioredis' offline queue counts as "due now".
       const lookup = await withinDeadline(untilNextDue(), timeoutMs, signal);
@@ -292,7 +335,7 @@ export function createRedisQueueOn(
       if (!link) await subscription?.close();
       if (owned) await quitClient(client);
     },
-  };
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { DeliveryExpectation, DeliveryRecord, DeliveryUpdate } from '@svc/webhooks-core';
 import { CallBatcher } from '@svc/webhooks-core/adapter-kit';
 import type { RedisClient } from '../connection/connection';
+import { type ReplicaWait, writeDurably } from '../connection/replica-wait';
 import { unexpectedReply } from '../errors';
 import { queueScriptKeys, type RedisStoreKeyNames } from '../key-names';
 import type { QueueHandOff } from '../linked/queue-hand-off';
@@ -28,6 +29,7 @@ export function createDeliveryUpdater(
   client: RedisClient,
   keys: RedisStoreKeyNames,
   link: RedisLink | undefined,
+  durability: ReplicaWait | null,
 ): (
   deliveryId: string,
   expected: DeliveryExpectation,
@@ -49,7 +51,9 @@ export function createDeliveryUpdater(
         update.nextRetryAt ?? '',
         ...attemptArgs(update.recordedAttempt),
       ]);
-      const replies = await script.run(client, scriptKeys, [keys.base, ...queueArgs, ...args]);
+      const replies = await writeDurably(client, durability, () =>
+        script.run(client, scriptKeys, [keys.base, ...queueArgs, ...args]),
+      );
       if (!Array.isArray(replies) || replies.length !== calls.length) {
         throw unexpectedReply('updateDelivery', replies);
       }

@@ -18,6 +18,8 @@ import {
   type ResolvedConnection,
   resolveConnection,
 } from '../connection/connection';
+import { type RedisDurability, resolveDurability, writeDurably } from '../connection/replica-wait';
+import { withUnavailableErrors } from '../connection/unavailable';
 import { invalidOption, rejectTransaction, unexpectedReply } from '../errors';
 import {
   buildStoreKeyNames,
@@ -29,6 +31,7 @@ import {
   type RedisStoreKeyNames,
 } from '../key-names';
 import type { RedisLink } from '../linked/redis-link';
+import { assertOneSlotPerAdapter } from '../prefix-slots';
 import { createCircuitOperations } from './circuit-operations';
 import { createConfigOperations } from './config-operations';
 import { createDeliveryCounter } from './delivery-count';
@@ -78,6 +81,16 @@ export interface RedisStoreOptions {
    * @default 4
    */
   retentionBatch?: number;
+  /**
+   * Wait for replicas to acknowledge each emitted delivery and each recorded
+   * attempt (Redis `WAIT`), so that a failover loses none that was acknowledged;
+   * a write not acknowledged in time fails with a retriable `store_unavailable`.
+   * Costs a round trip and the replication delay per write (docs/redis.md,
+   * "Durability"). Unset, writes are acknowledged by the master alone.
+   * @default undefined (do not wait)
+   * @example createRedisStore({ redis: cluster, prefix: '{whk}:', durability: { replicas: 1, timeoutMs: 1000 } })
+   */
+  durability?: RedisDurability;
 }
 
 /** The Redis {@link WebhookStore}. */
@@ -129,7 +142,14 @@ export interface RedisWebhookStore extends WebhookStore {
  * const webhooks = createWebhookService({ store: createRedisStore({ redis }), queue: createRedisQueue({ redis }) });
  */
 export function createRedisStore(options: RedisStoreOptions = {}): RedisWebhookStore {
-  return createRedisStoreOn(resolveConnection(options.redis), options);
+  const connection = resolveConnection(options.redis);
+  try {
+    return createRedisStoreOn(connection, options);
+  } catch (error) {
+    // Refused at construction: a connection opened for it must not keep the process alive.
+    if (connection.owned) connection.client.disconnect();
+    throw error;
+  }
 }
 
 /**
@@ -142,7 +162,10 @@ export function createRedisStoreOn(
   options: Omit<RedisStoreOptions, 'redis'>,
   link?: RedisLink,
 ): RedisWebhookStore {
-  const keys = buildStoreKeyNames(options.prefix ?? DEFAULT_KEY_PREFIX);
+  const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
+  const keys = buildStoreKeyNames(prefix);
+  assertOneSlotPerAdapter(prefix, keys.base);
+  const durability = resolveDurability(options.durability, keys.pending);
   const retentionBatch = options.retentionBatch ?? 4;
   const ttl = options.finishedTtlMs;
   if (ttl !== undefined && !(ttl > 0)) {
@@ -158,10 +181,10 @@ export function createRedisStoreOn(
   const repairFilterIndexes = createFilterRepair(client, keys);
   const listDeliveries = createDeliveryLister(client, keys, repairFilterIndexes);
   const countDeliveries = createDeliveryCounter(client, keys, repairFilterIndexes);
-  const updateDelivery = createDeliveryUpdater(client, keys, link);
+  const updateDelivery = createDeliveryUpdater(client, keys, link, durability);
   let closed = false;
 
-  return {
+  return withUnavailableErrors<RedisWebhookStore>({
     capabilities,
     keys,
 
@@ -171,26 +194,28 @@ export function createRedisStoreOn(
 
     async insertDelivery(record: DeliveryRecord, txOptions?: TransactionOptions) {
       if (txOptions?.transaction !== undefined) throw rejectTransaction('store');
-      const reply = await insertScript.run(
-        client,
-        [...insertKeys(keys, record), ...linkKeys],
-        [
-          keys.base,
-          record.id,
-          record.eventId,
-          JSON.stringify(record),
-          record.status,
-          record.attempt,
-          record.agencyId,
-          record.createdAt,
-          record.nextRetryAt ?? '',
-          ttl === undefined ? '' : record.createdAt - ttl,
-          retentionBatch,
-          record.eventType,
-          record.entityId === null ? '0' : '1',
-          record.entityId ?? '',
-          ...linkArgs,
-        ],
+      const reply = await writeDurably(client, durability, () =>
+        insertScript.run(
+          client,
+          [...insertKeys(keys, record), ...linkKeys],
+          [
+            keys.base,
+            record.id,
+            record.eventId,
+            JSON.stringify(record),
+            record.status,
+            record.attempt,
+            record.agencyId,
+            record.createdAt,
+            record.nextRetryAt ?? '',
+            ttl === undefined ? '' : record.createdAt - ttl,
+            retentionBatch,
+            record.eventType,
+            record.entityId === null ? '0' : '1',
+            record.entityId ?? '',
+            ...linkArgs,
+          ],
+        ),
       );
       if (!Array.isArray(reply)) throw unexpectedReply('insertDelivery', reply);
       if (reply[0] === 1) {
@@ -249,7 +274,7 @@ export function createRedisStoreOn(
       closed = true;
       if (owned) await quitClient(client);
     },
-  };
+  });
 }
 
 /** Declared keys of the insert script (the same slot; listed so Redis Cluster can route it). */
