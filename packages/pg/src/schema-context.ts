@@ -1,5 +1,6 @@
 import { setNewest } from '@svc/webhooks-core/adapter-kit';
 import type { Pool } from 'pg';
+import { detectPooler, isPooled } from './connection-kind';
 import { ClaimLedger } from './queue/claim-ledger';
 import type { SchemaName } from './schema/schema-name';
 import { createSchemaCheck } from './schema/schema-version';
@@ -13,7 +14,18 @@ const FRESH_ENTRIES_CAPACITY = 10_000;
  * emit fast path, the claim ledger) and the schema version is checked once.
  */
 export interface SchemaContext {
+  /**
+   * Resolves once the schema is migrated and the pool's kind (direct or through
+   * a pooler) is known; every statement of the adapters waits for it first.
+   */
   ensureMigrated: () => Promise<void>;
+  /**
+   * Whether to send hot statements named (prepared): the host's
+   * `preparedStatements` when given, otherwise only on a direct connection,
+   * since a transaction pooler hands each transaction a server connection that
+   * may not hold the statement, or holds another client's under the same name.
+   */
+  prepared: (option: boolean | undefined) => boolean;
   fresh: FreshEntries;
   claims: ClaimLedger;
 }
@@ -29,8 +41,13 @@ export function schemaContext(pool: Pool, schema: SchemaName): SchemaContext {
   }
   let context = bySchema.get(schema.name);
   if (!context) {
+    const schemaCheck = createSchemaCheck(pool, schema);
     context = {
-      ensureMigrated: createSchemaCheck(pool, schema),
+      async ensureMigrated() {
+        await schemaCheck();
+        if (isPooled(pool) === undefined) await detectPooler(pool);
+      },
+      prepared: (option) => option ?? isPooled(pool) === false,
       fresh: new FreshEntries(FRESH_ENTRIES_CAPACITY),
       claims: new ClaimLedger(),
     };

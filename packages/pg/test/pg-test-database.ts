@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, it } from 'vitest';
 import { migrate } from '../src/index';
 
 /** The database the tests use; each run works in schemas of its own and drops them. */
@@ -30,6 +30,41 @@ if (unreachable !== null) {
 /** `describe`, skipped (loudly, above) when the database is unreachable outside CI. */
 export function describePg(name: string, body: () => void): void {
   describe.skipIf(unreachable !== null)(name, body);
+}
+
+/**
+ * PgBouncer in transaction mode in front of the test database (`.ci/pgbouncer.sh`
+ * starts one). Unset: the pooler tests skip, loudly, except with `CI=true`,
+ * where they fail, so CI can never skip them quietly.
+ */
+export const PGBOUNCER_URL = process.env.PGBOUNCER_URL ?? '';
+
+/**
+ * `describe` for tests through PgBouncer: skipped (loudly) when `PGBOUNCER_URL`
+ * is unset or the database is unreachable outside CI; a failure with `CI=true`.
+ */
+export function describePooler(name: string, body: () => void): void {
+  if (PGBOUNCER_URL === '' && process.env.CI === 'true') {
+    describe(name, () => {
+      it('runs through PgBouncer', () => {
+        throw new Error(
+          'PGBOUNCER_URL is not set: CI=true requires the pooler tests (run .ci/pgbouncer.sh).',
+        );
+      });
+    });
+    return;
+  }
+  if (PGBOUNCER_URL === '' && unreachable === null) {
+    console.warn(
+      `\n!!! SKIPPING "${name}": PGBOUNCER_URL is not set (run .ci/pgbouncer.sh and export it). !!!\n`,
+    );
+  }
+  describe.skipIf(unreachable !== null || PGBOUNCER_URL === '')(name, body);
+}
+
+/** A new pool through PgBouncer (see {@link PGBOUNCER_URL}). */
+export function createPoolerPool(options: pg.PoolConfig = {}): pg.Pool {
+  return createTestPool({ connectionString: PGBOUNCER_URL, ...options });
 }
 
 /** A new pool on the test database. */

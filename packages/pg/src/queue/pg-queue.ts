@@ -9,14 +9,16 @@ import {
 } from '@svc/webhooks-core';
 import { sleep } from '@svc/webhooks-core/adapter-kit';
 import type { Pool } from 'pg';
+import { isPooled } from '../connection-kind';
 import { type DeliveryRow, toDeliveryRecord } from '../delivery-row';
 import { requirePool, transactionTarget } from '../queryable';
 import { parseSchemaName } from '../schema/schema-name';
 import { schemaContext } from '../schema-context';
 import { queryConfig, run, type Statement } from '../statement';
 import { claimStatement } from './claim-statements';
+import type { ListenSilentError } from './listen-silent-error';
 import { queueStatements, wakeupChannel } from './queue-statements';
-import { WakeupListener } from './wakeup-listener';
+import { FALLBACK_POLL_MS, type ListenTarget, WakeupListener } from './wakeup-listener';
 
 /** Options of {@link createPgQueue}. */
 export interface PgQueueOptions {
@@ -33,15 +35,33 @@ export interface PgQueueOptions {
   schema?: string;
   /**
    * Wake idle workers with LISTEN/NOTIFY, so a new delivery starts within
-   * milliseconds without polling. Holds one connection of the pool while the
-   * queue is in use; turn off behind a pooler that cannot LISTEN (PgBouncer in
-   * transaction mode), and workers then find work at their poll interval.
+   * milliseconds without polling. Holds one connection (of the pool, or the
+   * `listen` one) while the queue is in use. When LISTEN hears nothing (the
+   * pool goes through a transaction pooler and no `listen` was given, or the
+   * queue's own test notification does not arrive), the queue reports it once
+   * (`listen_silent`, to the service's `hooks.onError` and logger, and to
+   * `onError`) and idle waits poll every 50 ms. With `false`, workers find work
+   * at their own `pollIntervalMs`.
    * @default true
    */
   notify?: boolean;
   /**
-   * Send hot statements as named prepared statements.
-   * @default true
+   * Where to LISTEN, when the pool cannot (it goes through PgBouncer or another
+   * transaction pooler): a connection string or node-postgres client config
+   * reaching the same database directly (or through a session-mode pooler), on
+   * which the queue opens its one LISTEN connection and reopens it after a drop;
+   * or a connected `pg.Client` of the host's, never ended by the queue (once it
+   * ends, waits poll). Every other statement still goes through `pool`.
+   * @example createPgWebhooks({ pool: pooledPool, listen: process.env.DIRECT_DATABASE_URL })
+   * @default the pool's own connections
+   */
+  listen?: ListenTarget;
+  /**
+   * Send hot statements as named prepared statements (parsed and planned once
+   * per connection). Left out, the queue decides on its first call: named on a
+   * direct connection, unnamed when the pool goes through a pooler. Pass `true`
+   * for a pooler that keeps them (PgBouncer 1.21+ with `max_prepared_statements`).
+   * @default named on a direct connection, unnamed through a pooler
    */
   preparedStatements?: boolean;
   /**
@@ -51,7 +71,8 @@ export interface PgQueueOptions {
    */
   clock?: () => number;
   /**
-   * Told when the LISTEN connection fails or drops (it reconnects by itself).
+   * Told when the LISTEN connection fails or drops (it reconnects by itself),
+   * and once when LISTEN hears nothing (`listen_silent`).
    * @default () => {}
    */
   onError?: (error: unknown) => void;
@@ -99,9 +120,12 @@ class PgDeliveryQueue implements DeliveryQueue {
   readonly #context;
   readonly #sql;
   readonly #claimSql;
-  readonly #prepared: boolean;
+  readonly #preparedOption: boolean | undefined;
   readonly #clock: () => number;
   readonly #listener: WakeupListener | null;
+  /** Where problems found outside any call go: the services using this queue. */
+  readonly #reporters = new Set<(error: unknown) => void>();
+  readonly #onError: ((error: unknown) => void) | undefined;
   /** Listener generation when the latest claim started (see WakeupListener). */
   #claimedAtGeneration = 0;
   /**
@@ -128,16 +152,29 @@ class PgDeliveryQueue implements DeliveryQueue {
     this.#context = schemaContext(pool, this.#schema);
     this.#sql = queueStatements(this.#schema);
     this.#claimSql = claimStatement(this.#schema);
-    this.#prepared = options.preparedStatements ?? true;
+    this.#preparedOption = options.preparedStatements;
     this.#clock = options.clock ?? Date.now;
+    this.#onError = options.onError;
     const notify = options.notify ?? true;
-    this.#listener = notify
-      ? new WakeupListener(pool, wakeupChannel(this.#schema), options.onError ?? (() => undefined))
+    const listen = assertListenOption(options.listen, notify);
+    const listener = notify
+      ? new WakeupListener({
+          pool,
+          channel: wakeupChannel(this.#schema),
+          listen,
+          onError: (error) => this.#onError?.(error),
+          onSilent: (error) => this.#reportSilent(error),
+        })
       : null;
+    this.#listener = listener;
     this.capabilities = Object.freeze({
       transactions: true,
       excludeAgencies: true,
-      wakeups: notify,
+      // Read at each use: false once LISTEN is known to hear nothing.
+      get wakeups(): boolean {
+        if (!listener || listener.silent) return false;
+        return listen !== undefined || isPooled(pool) !== true;
+      },
       sharedAgencyLimit: true,
     });
   }
@@ -253,6 +290,10 @@ class PgDeliveryQueue implements DeliveryQueue {
    * ignores wake-ups: the failure (most often a schema not migrated yet, while
    * processes of the release before keep emitting and notifying) would only
    * repeat at every NOTIFY, thousands of times a second.
+   *
+   * While LISTEN is not known to hear (silent, reconnecting, its test
+   * notification not back yet), waits end after at most {@link FALLBACK_POLL_MS}:
+   * a delivery emitted meanwhile is claimed at the next poll.
    */
   async waitForWork(options: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
     const { signal } = options;
@@ -260,6 +301,11 @@ class PgDeliveryQueue implements DeliveryQueue {
     if (this.#claimFailed) return sleep(Math.max(options.timeoutMs, FAILED_CLAIM_WAIT_MS), signal);
     const listener = this.#listener;
     if (listener && listener.generation !== this.#claimedAtGeneration) return;
+    if (listener && !listener.hearing) {
+      void listener.start();
+      // No query for the next due time: the poll comes sooner than most would.
+      return listener.wait(Math.min(options.timeoutMs, FALLBACK_POLL_MS), signal);
+    }
     const delay = Math.min(options.timeoutMs, await this.#msUntilNextClaimable());
     if (listener && listener.generation !== this.#claimedAtGeneration) return;
     if (listener) {
@@ -272,6 +318,18 @@ class PgDeliveryQueue implements DeliveryQueue {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#listener?.close();
+  }
+
+  reportErrorsTo(report: (error: unknown) => void): void {
+    this.#reporters.add(report);
+  }
+
+  /** Once per queue: to the services' hooks and loggers and to `onError`; a process warning when none listens. */
+  #reportSilent(error: ListenSilentError): void {
+    this.#onError?.(error);
+    for (const report of this.#reporters) report(error);
+    if (!this.#onError && this.#reporters.size === 0)
+      process.emitWarning(error.message, 'ListenSilentWarning');
   }
 
   /** Starts LISTEN before the first claim, so no NOTIFY after that claim is missed. */
@@ -302,12 +360,40 @@ class PgDeliveryQueue implements DeliveryQueue {
   }
 
   async #query<Row extends object>(stmt: Statement, values: unknown[]): Promise<Row[]> {
-    return run<Row & Record<string, unknown>>(this.#pool, stmt, values, this.#prepared);
+    return run<Row & Record<string, unknown>>(this.#pool, stmt, values, this.#prepared());
   }
 
   #config(stmt: Statement, values: unknown[]) {
-    return queryConfig(stmt, values, this.#prepared);
+    return queryConfig(stmt, values, this.#prepared());
   }
+
+  #prepared(): boolean {
+    return this.#context.prepared(this.#preparedOption);
+  }
+}
+
+/**
+ * The `listen` option, checked at construction.
+ * @throws InvalidOptionError (`invalid_option`, option `listen`) when it is neither a connection string, a client config nor a client, or given with `notify: false`
+ */
+function assertListenOption(listen: unknown, notify: boolean): ListenTarget | undefined {
+  if (listen === undefined) return undefined;
+  if (!notify) {
+    throw new InvalidOptionError(
+      '@svc/webhooks-pg',
+      'listen',
+      '`listen` is where the queue LISTENs for wake-ups, which `notify: false` turns off: drop one of the two.',
+    );
+  }
+  if ((typeof listen === 'string' && listen.length > 0) || (typeof listen === 'object' && listen !== null)) {
+    return listen as ListenTarget;
+  }
+  throw new InvalidOptionError(
+    '@svc/webhooks-pg',
+    'listen',
+    '`listen` must be a connection string, a node-postgres client config or a connected pg.Client that ' +
+      'reaches PostgreSQL directly, e.g. createPgWebhooks({ pool, listen: process.env.DIRECT_DATABASE_URL }).',
+  );
 }
 
 /** @throws InvalidOptionError (`invalid_option`) for a `leaseMs` or `perAgencyLimit` the claim cannot honour */

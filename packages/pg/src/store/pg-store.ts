@@ -68,9 +68,11 @@ export interface PgStoreOptions {
   schema?: string;
   /**
    * Send hot statements as named prepared statements (parsed and planned once
-   * per connection). Turn off behind a pooler that cannot keep them, such as
-   * PgBouncer in transaction mode.
-   * @default true
+   * per connection). Left out, the adapter decides on its first call: named on a
+   * direct connection, unnamed when the pool goes through a pooler (PgBouncer,
+   * a managed pooler), which cannot keep them across transactions. Pass `true`
+   * for a pooler that keeps them (PgBouncer 1.21+ with `max_prepared_statements`).
+   * @default named on a direct connection, unnamed through a pooler
    */
   preparedStatements?: boolean;
 }
@@ -105,7 +107,7 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   const pool = requirePool(options, 'createPgStore');
   const schema = parseSchemaName(options.schema);
   const context = schemaContext(pool, schema);
-  const prepared = options.preparedStatements ?? true;
+  const preparedOption = options.preparedStatements;
   const deliveries = deliveryStatements(schema);
   const configs = configStatements(schema);
   const circuits = circuitStatements(schema);
@@ -117,7 +119,7 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
 
   const query = async <Row extends object>(stmt: Statement, values: unknown[]): Promise<Row[]> => {
     await context.ensureMigrated();
-    return run<Row & Record<string, unknown>>(pool, stmt, values, prepared);
+    return run<Row & Record<string, unknown>>(pool, stmt, values, context.prepared(preparedOption));
   };
   const oneConfig = (rows: ConfigRow[]) => (rows[0] ? toConfigRecord(rows[0]) : null);
   const oneDelivery = (rows: DeliveryRow[]) => (rows[0] ? toDeliveryRecord(rows[0]) : null);
@@ -305,7 +307,7 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
         target,
         deliveries.insert,
         insertParams(record),
-        prepared,
+        context.prepared(preparedOption),
       );
       // Rare: the duplicate was committed by a concurrent transaction after this
       // statement's snapshot was taken, so neither branch saw a row. Read it now.
@@ -396,7 +398,12 @@ export function createPgStore(options: PgStoreOptions): WebhookStore {
   };
 
   function readByEvent(target: Queryable, record: DeliveryRecord): Promise<DeliveryRow[]> {
-    return run<DeliveryRow>(target, deliveries.selectByEvent, [record.agencyId, record.eventId], prepared);
+    return run<DeliveryRow>(
+      target,
+      deliveries.selectByEvent,
+      [record.agencyId, record.eventId],
+      context.prepared(preparedOption),
+    );
   }
 }
 
