@@ -127,4 +127,13 @@ export interface DeliveryQueue {
 
   /** Releases connections the queue opened itself (not injected ones). Idempotent. */
   close?(): Promise<void>;
+
+  /**
+   * Where the queue reports a problem it finds by itself, outside any call
+   * (a wake-up channel that hears nothing, so workers poll). Called by
+   * `createWebhookService` with a function that passes the error to the service's
+   * `hooks.onError` (stage `'queue'`) and logger; a queue used by several
+   * services reports to each.
+   */
+  reportErrorsTo?(report: (error: unknown) => void): void;
 }

@@ -4,7 +4,16 @@ import type { DeliveryRecord } from '../delivery/delivery';
 import type { EndpointHealth, EndpointHealthState } from '../delivery/endpoint-health';
 
 /** What the worker was doing when an unexpected error (a store or queue failure) happened. */
-export type WorkerErrorStage = 'claim' | 'attempt' | 'renew' | 'sweep' | 'circuit' | 'retention' | 'recovery';
+export type WorkerErrorStage =
+  | 'claim'
+  | 'attempt'
+  | 'renew'
+  | 'sweep'
+  | 'circuit'
+  | 'retention'
+  | 'recovery'
+  /** Reported by the queue on its own (see `DeliveryQueue.reportErrorsTo`), not by a call. */
+  | 'queue';
 
 /** What {@link WebhookHooks.onPurge} receives: one worker's retention round. */
 export interface WebhookPurgeEvent {

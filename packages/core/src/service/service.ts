@@ -43,7 +43,7 @@ import { createEventCatalogue, type EmitInput, type EventCatalogue } from '../ev
 import { buildExampleEnvelope } from '../events/event-example';
 import { assertSubscribedForTest, chooseTestEvent, type SendTestBody } from '../events/test-send';
 import { newId } from '../ids';
-import { combineHooks } from '../observability/hooks';
+import { callHook, combineHooks } from '../observability/hooks';
 import { createLoggingHooks } from '../observability/logger';
 import type { TransportStats } from '../transport/pinned-pools';
 import { buildSignedDelivery } from '../transport/signed-request';
@@ -280,6 +280,8 @@ export function createWebhookService<TEvents extends EventCatalogue = EventCatal
     close: () => engine.transport.close(),
   };
   attachEngine(service, engine);
+  // Problems the queue finds on its own (a wake-up channel that hears nothing) reach the host here.
+  engine.queue.reportErrorsTo?.((error) => callHook(engine.hooks.onError, error, { stage: 'queue' }));
   return service;
 }
 
