@@ -14,7 +14,7 @@ export function assertOneSlotPerAdapter(prefix: string, base: string): void {
   if (hashTag(`${base}x`) !== null) return;
   throw invalidOption(
     'prefix',
-    `The prefix '${prefix}' starts its first {…} empty, so Redis Cluster hashes each whole key name and ` +
+    `The prefix '${prefix}' has an empty first {…}, so Redis Cluster hashes each whole key name and ` +
       "the adapter's keys fall in different slots (every script would fail with CROSSSLOT). " +
       "Use a prefix without braces ('whk:') or one whose first {…} holds a name ('{whk}:').",
   );

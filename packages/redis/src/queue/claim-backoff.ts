@@ -5,9 +5,10 @@ const MAX_PAUSE_MS = 1_000;
 /**
  * Claims through a failover, quietly. While Redis is unavailable for a moment
  * (a failover takes a few seconds), a failed claim answers "nothing to claim"
- * instead of an error, and the worker's next wait lasts at least a pause that
- * doubles from 50 ms to 1 s: no error reported for each retry, no busy loop,
- * and claims resume within a second of Redis coming back. Only when Redis has
+ * instead of an error, and for a pause that doubles from 50 ms to 1 s claims
+ * answer the same without asking Redis (and waits last the pause, within their
+ * timeout): no error reported for each retry, no busy loop against Redis, and
+ * claims resume within a second of Redis coming back. Only when Redis has
  * stayed unavailable for `graceMs` do claims fail again (and the worker reports
  * them, once per wait), since then it is an outage someone must look at.
  */

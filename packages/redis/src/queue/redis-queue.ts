@@ -232,6 +232,8 @@ export function createRedisQueueOn(
     async claim(claimOptions: ClaimOptions): Promise<Claim[]> {
       assertClaimOptions(claimOptions);
       const { now, limit, excludeAgencies, perAgencyLimit } = claimOptions;
+      // Within a backoff after Redis was unavailable: nothing to claim, and no round trip.
+      if (backoff.pauseLeft() > 0) return [];
       const since = listener?.seq ?? 0;
       if (listener?.live && listener.quiet && recent.surelyEmpty(now, excludeAgencies, since)) return [];
       const leaseUntil = now + claimOptions.leaseMs;
@@ -308,7 +310,8 @@ export function createRedisQueueOn(
     async waitForWork({ timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
       if (closed || signal?.aborted) return;
       listener?.prepare();
-      // After a claim that found Redis unavailable, wait out the backoff whatever the listener says.
+      // After a claim that found Redis unavailable, wait out the backoff (within the caller's
+      // timeout) whatever the listener says: its unanswered messages would end the wait at once.
       const pause = backoff.pauseLeft();
       if (pause > 0) return sleep(Math.min(pause, timeoutMs), signal);
       const started = performance.now();
