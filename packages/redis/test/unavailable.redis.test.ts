@@ -107,7 +107,12 @@ describeRedis('Redis out of reach: typed, retriable errors', () => {
 
   it('claims quietly while Redis is away: no error reported, a bounded backoff, then reports after the grace', async () => {
     // Without an offline queue every command fails at once, so only the backoff spaces the claims.
-    const failFast = new Redis({ port, host: '127.0.0.1', enableOfflineQueue: false, retryStrategy: () => 20 });
+    const failFast = new Redis({
+      port,
+      host: '127.0.0.1',
+      enableOfflineQueue: false,
+      retryStrategy: () => 20,
+    });
     failFast.on('error', () => {});
     const quiet = createRedisQueue({ redis: failFast, prefix: uniquePrefix('quiet') });
     const sent = commandCounter(failFast);
