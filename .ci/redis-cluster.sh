@@ -20,10 +20,16 @@ fi
 cli() { redis-cli -h "$host" -p "$1" "${@:2}"; }
 answers() { [ "$(cli "$1" ping 2>/dev/null)" = "PONG" ]; }
 info_field() { cli "$1" cluster info 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"; }
+replica_synced() { # a master, or a replica whose link to its master is up
+  local replication
+  replication="$(cli "$1" info replication 2>/dev/null | tr -d '\r')"
+  ! grep -q '^role:slave' <<<"$replication" || grep -q '^master_link_status:up' <<<"$replication"
+}
 cluster_ok() {
+  for port in "${ports[@]}"; do answers "$port" && replica_synced "$port" || return 1; done
   [ "$(info_field "${ports[0]}" cluster_state)" = "ok" ] &&
     [ "$(info_field "${ports[0]}" cluster_known_nodes)" = "${#ports[@]}" ] &&
-    [ "$(cli "${ports[0]}" cluster nodes 2>/dev/null | grep -v fail | grep -c ' slave ')" = "$((${#ports[@]} / 2))" ]
+    [ "$(cli "${ports[0]}" cluster nodes 2>/dev/null | awk '$3 ~ /slave/ && $3 !~ /fail/' | wc -l)" = "$((${#ports[@]} / 2))" ]
 }
 
 start_node() {
