@@ -26,7 +26,8 @@ export async function createSchemaAtVersion(pool: pg.Pool, schema: string, versi
 
 /** A named statement: node-postgres prepares it once per connection, as every release's adapter does. */
 interface Named {
-  name: string;
+  /** Left out: sent unnamed, parsed and planned on every call. */
+  name?: string;
   text: string;
 }
 
@@ -103,9 +104,25 @@ export interface TrafficResult {
  * Runs the traffic of the release at `version` on `pool` until `stop()`: two
  * loops of emits (autocommit), one of emits in host transactions (insert, the
  * host's own work, COMMIT), one worker claiming and acking, one reading the list.
+ * Named (prepared) statements unless `named: false`.
  */
-export function startOldReleaseTraffic(pool: pg.Pool, schema: string, version: number) {
-  const sql = oldReleaseStatements(schema, version);
+export function startOldReleaseTraffic(
+  pool: pg.Pool,
+  schema: string,
+  version: number,
+  options: { named?: boolean } = {},
+) {
+  const named = oldReleaseStatements(schema, version);
+  // Through a transaction pooler an earlier release had to run with preparedStatements: false.
+  const unnamed = (statement: Named): Named =>
+    options.named === false ? { text: statement.text } : statement;
+  const sql = {
+    ...named,
+    insert: unnamed(named.insert),
+    claim: unnamed(named.claim),
+    ack: unnamed(named.ack),
+    list: unnamed(named.list),
+  };
   const result: TrafficResult = { done: 0, errors: [] };
   let stopped = false;
   let events = 0;
