@@ -48,6 +48,14 @@ export interface FailoverRunResult {
   /** Emit (first call) to first arrival, ms. */
   p50Ms: number;
   p99Ms: number;
+  /** Emit resolved (acknowledged) to first arrival, ms. */
+  ackedToReceivedP50Ms: number;
+  ackedToReceivedP99Ms: number;
+  /** From the first emit: the last acknowledgement and the last first arrival, ms. */
+  lastAckedMs: number;
+  lastArrivalMs: number;
+  /** Acknowledgements and first arrivals per second from the first emit (the kill is at killAfter / rate). */
+  timeline: { acked: number[]; arrived: number[] };
   killedNode: string;
   newMaster: string;
 }
@@ -96,10 +104,15 @@ export async function runFailover(options: FailoverRunOptions): Promise<Failover
       });
     }
     await worker.start();
+    // Warm: TLS sessions, keep-alive connections, script caches, the agencies' windows.
+    for (let n = 0; n < 60; n += 1) await webhooks.emit(jobCancelled(agencies[n % agencies.length]!, -1 - n));
+    await receiver.waitForRequests(60, 30_000);
+    receiver.requests.length = 0;
     const master = await slotMaster(options.nodes, `${prefix}{store}:pending`);
     killedNode = `${master.host}:${master.port}`;
 
     const emittedAt = new Map<string, number>();
+    const ackedAt = new Map<string, number>();
     const acknowledged: string[] = [];
     const untyped: string[] = [];
     let typedFailures = 0;
@@ -116,6 +129,7 @@ export async function runFailover(options: FailoverRunOptions): Promise<Failover
           if (result) {
             acknowledged.push(result.deliveryId);
             emittedAt.set(`whdel_${result.deliveryId}`, Date.now() - (performance.now() - started));
+            ackedAt.set(`whdel_${result.deliveryId}`, Date.now());
           }
           return;
         } catch (error) {
@@ -169,6 +183,12 @@ export async function runFailover(options: FailoverRunOptions): Promise<Failover
       .filter((id) => seen.has(id))
       .map((id) => (firstArrival(receiver, id) ?? 0) - (emittedAt.get(id) ?? 0))
       .sort((a, b) => a - b);
+    const sinceAck = [...expected]
+      .filter((id) => seen.has(id))
+      .map((id) => (firstArrival(receiver, id) ?? 0) - (ackedAt.get(id) ?? 0))
+      .sort((a, b) => a - b);
+    const firstEmit = Math.min(...emittedAt.values());
+    const lastArrival = Math.max(...[...expected].map((id) => firstArrival(receiver, id) ?? 0));
     let attemptsRecordedTwice = 0;
     for (const id of acknowledged) {
       const attempts = await webhooks.store.listAttempts(id);
@@ -188,6 +208,17 @@ export async function runFailover(options: FailoverRunOptions): Promise<Failover
       attemptsRecordedTwice,
       p50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
       p99Ms: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0,
+      ackedToReceivedP50Ms: sinceAck[Math.floor(sinceAck.length * 0.5)] ?? 0,
+      ackedToReceivedP99Ms: sinceAck[Math.min(sinceAck.length - 1, Math.floor(sinceAck.length * 0.99))] ?? 0,
+      lastAckedMs: Math.max(...ackedAt.values()) - firstEmit,
+      lastArrivalMs: lastArrival - firstEmit,
+      timeline: {
+        acked: perSecond([...ackedAt.values()], firstEmit),
+        arrived: perSecond(
+          [...expected].map((id) => firstArrival(receiver, id) ?? firstEmit),
+          firstEmit,
+        ),
+      },
       killedNode,
       newMaster,
     };
@@ -200,6 +231,16 @@ export async function runFailover(options: FailoverRunOptions): Promise<Failover
     await receiver.close();
     await waitForHealthyCluster(options.nodes, 60_000);
   }
+}
+
+function perSecond(times: number[], from: number): number[] {
+  const counts: number[] = [];
+  for (const time of times) {
+    const second = Math.max(0, Math.floor((time - from) / 1000));
+    while (counts.length <= second) counts.push(0);
+    counts[second] = (counts[second] ?? 0) + 1;
+  }
+  return counts;
 }
 
 function arrivalsOf(receiver: TestReceiver): Map<string, number> {
@@ -331,7 +372,11 @@ export async function waitForHealthyCluster(
     const healthy = await ask(nodes[0]!, async (client) => {
       const info = String(await client.cluster('INFO'));
       const list = String(await client.cluster('NODES'));
-      const replicas = list.split('\n').filter((line) => / slave /.test(line) && !/fail/.test(line)).length;
+      // The flags field: `slave`, or `myself,slave` on the node asked; `fail` or `fail?` while down.
+      const replicas = list
+        .split('\n')
+        .map((line) => line.split(' ')[2] ?? '')
+        .filter((flags) => flags.includes('slave') && !flags.includes('fail')).length;
       const linksUp = await Promise.all(
         nodes.map((node) =>
           ask(node, async (each) => {
