@@ -9,7 +9,9 @@
  * @module @svc/webhooks-pg
  */
 export { createPgWebhooks, type PgWebhooks, type PgWebhooksOptions } from './pg-webhooks';
+export { ListenSilentError } from './queue/listen-silent-error';
 export { createPgQueue, type PgQueueOptions } from './queue/pg-queue';
+export type { ListenTarget } from './queue/wakeup-listener';
 export { type MigrateOptions, type MigrateResult, migrate } from './schema/migrate';
 export { SCHEMA_VERSION } from './schema/migration-list';
 export { DEFAULT_SCHEMA } from './schema/schema-name';

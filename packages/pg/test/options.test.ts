@@ -26,6 +26,21 @@ const factories = {
 };
 
 describe('@svc/webhooks-pg options', () => {
+  it('`listen` with `notify: false` is refused, naming the option', async () => {
+    const failure = await failureOf(() =>
+      createPgWebhooks({ pool, notify: false, listen: 'postgres://direct@127.0.0.1/db' }),
+    );
+    expect(failure).toBeInstanceOf(InvalidOptionError);
+    expect(failure).toMatchObject({ code: 'invalid_option', option: 'listen' });
+    expect((failure as Error).message).toContain('notify: false');
+  });
+
+  it.each([[''], [42], [true]])('`listen: %j` is refused, naming what it takes', async (listen) => {
+    const failure = await failureOf(() => createPgQueue({ pool, listen: listen as never }));
+    expect(failure).toMatchObject({ code: 'invalid_option', option: 'listen' });
+    expect((failure as Error).message).toContain('connection string');
+  });
+
   for (const [name, call] of Object.entries(factories)) {
     it(`${name}(pool) is refused with a message showing ${name}({ pool })`, async () => {
       const failure = await failureOf(() => call(pool));
