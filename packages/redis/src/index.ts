@@ -9,6 +9,7 @@
  * @module @svc/webhooks-redis
  */
 export type { RedisClient, RedisConnection } from './connection/connection';
+export type { RedisDurability } from './connection/replica-wait';
 export type { RedisQueueKeyNames, RedisStoreKeyNames } from './key-names';
 export { DEFAULT_KEY_PREFIX } from './key-names';
 export type { RedisWebhooks, RedisWebhooksOptions } from './linked/redis-webhooks';

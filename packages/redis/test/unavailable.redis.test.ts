@@ -14,6 +14,7 @@ import {
   removeKeys,
   uniquePrefix,
 } from './redis-test-env';
+import { emitWithRetry } from './samples/emit-with-retry';
 
 /** A port nothing listens on: every command meets a refused connection. */
 async function deadPort(): Promise<number> {
@@ -144,4 +145,33 @@ describeRedis('Redis out of reach: typed, retriable errors', () => {
     await store.close();
     failFast.disconnect();
   }, 20_000);
+
+  it("docs/redis.md's emitWithRetry: a retry with the same eventId stores one delivery; it gives up typed", async () => {
+    const prefix = uniquePrefix('retry-sample');
+    const linked = createRedisWebhooks({ redis, prefix });
+    const webhooks = createWebhookService({
+      store: linked.store,
+      queue: linked.queue,
+      urlPolicy: { allowPrivateNetworks: true },
+    });
+    await webhooks.putConfig('agency-1', {
+      webhookUrl: 'https://127.0.0.1:9/hooks',
+      enabled: true,
+      subscribedEventTypes: ['job_cancelled'],
+    });
+    const input = { ...jobCancelled('agency-1'), eventId: 'evt-retried' };
+    const first = await emitWithRetry(webhooks, input);
+    const again = await emitWithRetry(webhooks, input);
+    expect(again).toEqual(first);
+    expect(await linked.store.listDeliveries('agency-1', { limit: 10 })).toHaveLength(1);
+    await webhooks.close();
+    await linked.close();
+    await removeKeys(redis, prefix);
+
+    const away = createRedisWebhooks({ redis: down, prefix: uniquePrefix('retry-down') });
+    const stranded = createWebhookService({ store: away.store, queue: away.queue });
+    await expect(emitWithRetry(stranded, input, 2)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await stranded.close();
+    await away.close();
+  });
 });
