@@ -13,6 +13,8 @@
  * 3. PgBouncer with `notify: false` and the worker's `pollIntervalMs: 100`.
  * 4. Direct connection, the defaults (named statements, LISTEN on the pool).
  */
+
+import { loadavg } from 'node:os';
 import { createWebhookService, createWorker, type WorkerOptions } from '@svc/webhooks-core';
 import pg from 'pg';
 import { createPgWebhooks, type PgWebhooksOptions } from '../../packages/pg/src/index';
@@ -58,6 +60,8 @@ const SETUPS: Setup[] = [
 
 interface RunResult {
   summary: LatencySummary;
+  /** The 1-minute load average when the run ended: other work on the machine shows here. */
+  load: number;
   emitted: number;
   delivered: number;
   emitErrors: string[];
@@ -97,6 +101,7 @@ async function measure(setup: Setup, receiver: TimingReceiver): Promise<RunResul
     await drained(receiver.arrivals, total - emitErrors.length);
     return {
       summary: summarize(latencies(sentAt, receiver.arrivals, RUN.rate)),
+      load: loadavg()[0]!,
       emitted: total,
       delivered: receiver.arrivals.size,
       emitErrors,
@@ -125,7 +130,7 @@ async function main(): Promise<void> {
         console.log(
           `round ${round}, ${setup.name}: p50 ${ms(result.summary.p50)}, p99 ${ms(result.summary.p99)}, ` +
             `delivered ${result.delivered}/${result.emitted}, emit errors ${result.emitErrors.length}, ` +
-            `reported [${result.reported.join(', ')}]`,
+            `reported [${result.reported.join(', ')}], load ${result.load.toFixed(1)}`,
         );
       }
     }
@@ -150,6 +155,7 @@ async function main(): Promise<void> {
       reported,
     ];
   });
+  const loads = [...results.values()].flat().map((run) => run.load);
   const defaults = results.get(SETUPS[0]!.name)!;
   const noListen = results.get(SETUPS[2]!.name)!;
   const worst = (runs: RunResult[]) => Math.max(...runs.map((run) => run.summary.p99));
@@ -163,7 +169,9 @@ async function main(): Promise<void> {
       'local HTTPS receiver in its own process, with one worker (concurrency 64) in the emitting process; ' +
       'emit-to-receive from the start of `emit` to the body at the receiver, the first second not counted. ' +
       `${ROUNDS} rounds, setups in turn within each round: p50 and p99 are medians over the rounds, ` +
-      '"worst p99" the highest round. `pnpm --filter @svc/bench run pooler` (needs `.ci/pgbouncer.sh`).',
+      '"worst p99" the highest round. `pnpm --filter @svc/bench run pooler` (needs `.ci/pgbouncer.sh`). ' +
+      `1-minute load average at the end of the runs: ${loads.map((load) => load.toFixed(1)).join(', ')} ` +
+      '(on 2 cores, anything far above 2 means other work shared the machine and stretched every latency).',
     '',
     markdownTable(
       ['setup', 'p50', 'p99', 'worst p99', 'delivered', 'emit errors', 'reported to hooks.onError'],

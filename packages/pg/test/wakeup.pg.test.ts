@@ -1,7 +1,7 @@
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPgWebhooks } from '../src/index';
-import { createTestPool, createTestSchema, describePg } from './pg-test-database';
+import { createPgWebhooks, ListenSilentError } from '../src/index';
+import { createTestPool, createTestSchema, DATABASE_URL, describePg } from './pg-test-database';
 
 const BASE_TIME = 1_700_000_000_000;
 /** Far longer than any test may take: a wait that ends did so because of a NOTIFY. */
@@ -150,6 +150,49 @@ describePg('LISTEN/NOTIFY wake-ups', () => {
     await close();
     await allGone();
     expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('a LISTEN that cannot hear the pool (another database) is reported once and the queue polls', async () => {
+    const elsewhere = new URL(DATABASE_URL);
+    elsewhere.pathname = '/postgres';
+    const reports: unknown[] = [];
+    const { queue, close } = createPgWebhooks({
+      pool,
+      schema,
+      listen: elsewhere.toString(),
+      onError: (error) => reports.push(error),
+    });
+    try {
+      // The first claim waits for the LISTEN's own notification, which goes to the pool's database.
+      expect(await queue.claim({ limit: 1, leaseMs: 30_000, now: 0 })).toEqual([]);
+      expect(reports).toHaveLength(1);
+      expect(reports[0]).toBeInstanceOf(ListenSilentError);
+      expect(reports[0]).toMatchObject({ code: 'listen_silent' });
+      expect((reports[0] as Error).message).toContain('`listen`');
+      expect(queue.capabilities.wakeups).toBe(false);
+      // Waits poll instead of waiting for a NOTIFY that cannot come.
+      expect(await isSettled(queue.waitForWork({ timeoutMs: NEVER_MS }), 500)).toBe(true);
+      await queue.claim({ limit: 1, leaseMs: 30_000, now: 0 });
+      expect(reports, 'reported once').toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('with `listen` on a direct connection string, a NOTIFY from the pool wakes the waiter', async () => {
+    const { queue, close } = createPgWebhooks({ pool, schema, listen: DATABASE_URL });
+    try {
+      expect(await queue.claim({ limit: 1, leaseMs: 30_000, now: 0 })).toEqual([]);
+      expect(queue.capabilities.wakeups).toBe(true);
+      const waiting = queue.waitForWork({ timeoutMs: NEVER_MS });
+      expect(await isSettled(waiting)).toBe(false);
+      await createPgWebhooks({ pool: otherProcess, schema, notify: false }).store.insertDelivery(
+        makeDeliveryRecord(),
+      );
+      await waiting;
+    } finally {
+      await close();
+    }
   });
 
   it('with notify: false the queue declares no wake-ups and opens no LISTEN connection', async () => {

@@ -216,7 +216,7 @@ export class WakeupListener {
     clearTimeout(timer);
     this.#probeHeard = null;
     if (this.#closed || this.#connection !== connection) return;
-    if (arrived) {
+    if (arrived || this.#hearing) {
       this.#hearing = true;
       return;
     }
@@ -239,9 +239,12 @@ export class WakeupListener {
 
   readonly #onNotification = (message: Notification): void => {
     if (message.channel !== this.options.channel) return;
+    // Anything heard on the channel proves the LISTEN works, even when our own
+    // probe could not be sent (the pool out of reach for a moment).
+    this.#hearing = this.#connection !== null;
     const payload = message.payload ?? '';
     if (payload.startsWith(PROBE_PREFIX)) {
-      // Ours proves the LISTEN works; another queue's wakes nobody.
+      // Ours ends the probe; another queue's wakes nobody.
       if (payload === this.#probeToken) this.#probeHeard?.();
       return;
     }
