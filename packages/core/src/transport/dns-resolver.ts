@@ -63,6 +63,22 @@ export interface DnsResolverOptions {
  */
 const OTHER_FAMILY_WAIT_MS = 200;
 
+/**
+ * How long c-ares waits for an answer before it sends the query again, in ms
+ * (doubled at each retry; the lookup's own timeout ends it all). Its default,
+ * 2 s, is what a lost UDP datagram costs: a cold worker looking up a few
+ * hundred names at once sends twice as many queries in one burst, more than a
+ * socket's default receive buffer holds while an event loop is busy, and the
+ * ones dropped (at the server's socket or at ours) were each asked again only
+ * 2 s later. With 200 concurrent lookups of the loopback DNS server, a third of
+ * them waited for that retry: all took 2.1 s, and 0.6 s with this value
+ * (docs/benchmarks.md, section "DNS"). A server slower than this gets a
+ * duplicate query, which costs it one more answer.
+ */
+const RETRANSMIT_MS = 500;
+/** Sends of one query, the first included: retries at 0.5, 1.5 and 3.5 s, within the default lookup timeout. */
+const QUERY_TRIES = 4;
+
 /** Seconds the RFC 6761 localhost answer may be reused: it never changes. */
 const LOCALHOST_TTL = 300;
 
@@ -135,7 +151,7 @@ function createChannels(servers: string[] | undefined) {
   return {
     take(): Channel {
       if (current === null || current.retired) {
-        const resolver = new Resolver();
+        const resolver = new Resolver({ timeout: RETRANSMIT_MS, tries: QUERY_TRIES });
         if (servers) resolver.setServers(servers);
         current = { resolver, users: 0, retired: false };
       }

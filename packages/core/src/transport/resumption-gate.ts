@@ -13,20 +13,27 @@ import type { buildConnector } from 'undici';
  * benchmark's shared origin (a cold pool of 256 connections: 16 full handshakes
  * and 240 resumed instead of 256 full), the all-healthy rate rose by about 18 %.
  *
- * So until a pool has completed one handshake, up to UNHELD_CONNECTS of its
- * TLS connects go at once; the ones asked for beyond them are held until one
- * of those brings a session (TLS 1.3 sends its ticket a round trip after the
- * handshake), then go together and resume it. Holding costs the held ones
- * about three round trips (the first handshake, the ticket, then their own),
- * so a burst as large as one agency's cap is never held: on a distant
- * receiver that delay would be its whole cost, and a few full handshakes are
- * cheap. Once a handshake has completed, nothing is held again. A held connect
- * also goes on its own when every unheld one has failed (no session is
- * coming) or after MAX_HOLD_MS.
+ * So until a pool has completed one handshake, only its first TLS connect
+ * goes at once; the ones asked for meanwhile are held until it brings a
+ * session (TLS 1.3 sends its ticket a round trip after the handshake), then
+ * go together and resume it. Holding costs the held ones about three round
+ * trips (the first handshake, the ticket, then their own) on their first
+ * attempt to a new origin only.
+ *
+ * Letting a burst as large as an agency's cap (8) go unheld made every
+ * connect of such a burst a full handshake whenever its attempts reached the
+ * pool together, which is what a cold hostname does: its attempts wait for one
+ * shared lookup and are released at once. On the DNS benchmark (200 origins,
+ * a cold cache) that doubled the full handshakes of the hostname path (400
+ * against 200 by IP literal, whose attempts reach their pools one by one), and
+ * a full handshake cost the sender about twice a resumed one; see
+ * docs/benchmarks.md, section "DNS". Once a handshake has completed, nothing
+ * is held again. A held connect also goes on its own when the unheld one has
+ * failed (no session is coming) or after MAX_HOLD_MS.
  */
 
-/** First connects of a pool that never wait for a session: more than an agency's default cap (8). */
-export const UNHELD_CONNECTS = 16;
+/** First connects of a pool that never wait for a session. */
+export const UNHELD_CONNECTS = 1;
 /** The longest a connect is held for another's session, in ms. */
 export const MAX_HOLD_MS = 1_000;
 /**
@@ -41,7 +48,7 @@ type ConnectCallback = Parameters<Connector>[1];
 
 /**
  * Wraps a pool's connector so that, before its first completed handshake, the
- * connects beyond the first {@link UNHELD_CONNECTS} resume a session instead of
+ * connects beyond the first {@link UNHELD_CONNECTS} wait to resume a session instead of
  * making full handshakes (see the comment at the top of this file).
  */
 export function holdForFirstSession(connect: Connector): Connector {
