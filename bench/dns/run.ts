@@ -1,22 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { startDnsServer, type TestDnsServer } from '@svc/test-support';
 import {
   createMemoryQueue,
+  createMemoryStore,
   createWebhookService,
   createWorker,
   generateSigningSecret,
   type WebhookService,
   type WebhookStore,
 } from '@svc/webhooks-core';
-import { configuredMemoryStore, jobCancelled } from '../lib/memory-fixtures';
+import { jobCancelled } from '../lib/memory-fixtures';
 import { describeMachine, formatRatio, markdownTable, writeBenchSection } from '../lib/report';
+import { type HandshakeCount, handshakesSince, handshakesSoFar } from './handshakes';
 import { type BenchReceivers, startReceivers } from './receivers';
 
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 200);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 4000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
-const DEAD_ROUNDS = Number(process.env.BENCH_DEAD_ROUNDS ?? 9);
-const STEADY_ROUNDS = Number(process.env.BENCH_STEADY_ROUNDS ?? 11);
-const CONCURRENCY = 64;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const DEAD_ROUNDS = Number(process.env.BENCH_DEAD_ROUNDS ?? 5);
+const STEADY_ROUNDS = Number(process.env.BENCH_STEADY_ROUNDS ?? 5);
+/** The worker's default concurrency, as a service deployed with the defaults runs. */
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 512);
 const DELAYS_MS = [1, 20] as const;
 /** TTL of every `*.hooks.test` record, in seconds: longer than any measurement. */
 const TTL = 300;
@@ -70,6 +75,8 @@ interface Measurement {
   rate: number;
   /** DNS queries for the healthy agencies' hostnames. */
   queries: number;
+  /** TLS handshakes the sender completed. */
+  handshakes: HandshakeCount;
   /** With a dead agency: its attempts' durations (ms) and the queries for its name. */
   dead: { durations: number[]; errorKinds: string[]; queries: number } | null;
 }
@@ -80,11 +87,26 @@ function urlOf(setup: Setup, plan: Plan, i: number): string {
   const port = setup.receivers.ports[i] as number;
   const prefix = plan.prefix ?? 'r';
   return plan.naming === 'ip'
-    ? `https://127.0.0.1:${port}/hooks`
+    ? `https://${setup.receivers.addresses[i]}:${port}/hooks`
     : `https://${prefix}${i}.hooks.test:${port}/hooks`;
 }
 
-function storeFor(setup: Setup, plan: Plan): Promise<WebhookStore> {
+function serviceOptions(setup: Setup, store: WebhookStore) {
+  return {
+    store,
+    queue: createMemoryQueue(),
+    urlPolicy: { allowPrivateNetworks: true, dnsServers: [setup.dns.address] },
+    transport: { tls: { ca: setup.receivers.ca } },
+  };
+}
+
+/**
+ * A store holding every agency's configuration, saved through a service of its
+ * own (closed afterwards), as an API process would: the URLs are checked and
+ * stored, and the sending service starts with a cold DNS cache. The answer delay
+ * is 0 while saving, so that saving takes no time from the measurements around it.
+ */
+async function storeFor(setup: Setup, plan: Plan): Promise<WebhookStore> {
   const configs = Array.from({ length: RECEIVERS }, (_, i) => ({
     agencyId: agencyId(i),
     webhookUrl: urlOf(setup, plan, i),
@@ -95,7 +117,32 @@ function storeFor(setup: Setup, plan: Plan): Promise<WebhookStore> {
       webhookUrl: `https://${DEAD_HOST}:${setup.receivers.ports[0]}/hooks`,
     });
   }
-  return configuredMemoryStore(configs, setup.secret);
+  const store = createMemoryStore();
+  const api = createWebhookService(serviceOptions(setup, store));
+  const delayMs = setup.dns.delayMs;
+  setup.dns.delayMs = 0;
+  try {
+    // The dead agency's URL cannot be checked (its DNS never answers): it is written to the store directly.
+    await Promise.all(
+      configs.map(({ agencyId, webhookUrl }) =>
+        webhookUrl.includes(DEAD_HOST)
+          ? store.upsertConfig({
+              agencyId,
+              webhookUrl,
+              enabled: true,
+              subscribedEventTypes: ['job_cancelled'],
+              now: Date.now(),
+              newId: randomUUID(),
+              newSigningSecret: setup.secret,
+            })
+          : api.putConfig(agencyId, { webhookUrl, enabled: true, subscribedEventTypes: ['job_cancelled'] }),
+      ),
+    );
+  } finally {
+    setup.dns.delayMs = delayMs;
+    await api.close();
+  }
+  return store;
 }
 
 function newTracker(): Tracker {
@@ -104,10 +151,7 @@ function newTracker(): Tracker {
 
 async function serviceFor(setup: Setup, plan: Plan, tracker: Tracker): Promise<WebhookService> {
   return createWebhookService({
-    store: await storeFor(setup, plan),
-    queue: createMemoryQueue(),
-    urlPolicy: { allowPrivateNetworks: true, dnsServers: [setup.dns.address] },
-    transport: { tls: { ca: setup.receivers.ca } },
+    ...serviceOptions(setup, await storeFor(setup, plan)),
     hooks: {
       onDelivered: () => {
         if (++tracker.delivered === DELIVERIES) tracker.done();
@@ -155,12 +199,14 @@ async function measure(setup: Setup, plan: Plan): Promise<Measurement> {
   const queriesBefore = setup.dns.queries();
   const deadBefore = setup.dns.queries(DEAD_HOST);
   const worker = createWorker(webhooks, { concurrency: CONCURRENCY });
+  const handshakesBefore = handshakesSoFar();
   const started = performance.now();
   await worker.start();
   await allDelivered;
   const seconds = (performance.now() - started) / 1000;
   const deadQueries = setup.dns.queries(DEAD_HOST) - deadBefore;
   const queries = setup.dns.queries() - queriesBefore - deadQueries;
+  const handshakes = handshakesSince(handshakesBefore);
   // Waits for the dead agency's attempts still in flight (its lookup's timeout) to be recorded.
   await worker.stop();
   if (!plan.kept) await webhooks.close();
@@ -169,6 +215,7 @@ async function measure(setup: Setup, plan: Plan): Promise<Measurement> {
   return {
     rate: DELIVERIES / seconds,
     queries,
+    handshakes,
     dead: plan.deadAgency
       ? {
           durations: tracker.deadDurations,
@@ -193,9 +240,24 @@ interface Series {
   rates: number[];
   ratios: number[];
   queriesPerHost: number[];
+  fullHandshakes: number[];
+  resumedHandshakes: number[];
 }
 
-const emptySeries = (): Series => ({ rates: [], ratios: [], queriesPerHost: [] });
+const emptySeries = (): Series => ({
+  rates: [],
+  ratios: [],
+  queriesPerHost: [],
+  fullHandshakes: [],
+  resumedHandshakes: [],
+});
+
+function record(into: Series, measured: Measurement): void {
+  into.rates.push(measured.rate);
+  into.queriesPerHost.push(measured.queries / RECEIVERS);
+  into.fullHandshakes.push(measured.handshakes.full);
+  into.resumedHandshakes.push(measured.handshakes.resumed);
+}
 
 /**
  * Runs `plans` in order, each between two baseline measurements (so n plans
@@ -210,7 +272,7 @@ async function sandwiched(
 ): Promise<void> {
   const measureBaseline = async () => {
     const measured = await measure(setup, baseline);
-    baselines.rates.push(measured.rate);
+    record(baselines, measured);
     return measured.rate;
   };
   let before = await measureBaseline();
@@ -218,28 +280,27 @@ async function sandwiched(
     const measured = await measure(setup, plan);
     const after = await measureBaseline();
     const ratio = measured.rate / ((before + after) / 2);
-    into.rates.push(measured.rate);
+    record(into, measured);
     into.ratios.push(ratio);
-    into.queriesPerHost.push(measured.queries / RECEIVERS);
     if (measured.dead) onDead?.(measured);
     console.log(
-      `${label}: ${format(measured.rate)}/s, ${ratio.toFixed(2)}× (baselines ${format(before)}, ${format(after)}/s), ${(measured.queries / RECEIVERS).toFixed(2)} queries per hostname${measured.dead ? `; dead agency: ${measured.dead.durations.length} attempts, ${measured.dead.queries} queries` : ''}`,
+      `${label}: ${format(measured.rate)}/s, ${ratio.toFixed(2)}× (baselines ${format(before)}, ${format(after)}/s), ${(measured.queries / RECEIVERS).toFixed(2)} queries per hostname, ${measured.handshakes.full} full and ${measured.handshakes.resumed} resumed handshakes${measured.dead ? `; dead agency: ${measured.dead.durations.length} attempts, ${measured.dead.queries} queries` : ''}`,
     );
     before = after;
   }
 }
 
 async function main(): Promise<void> {
+  const receivers = await startReceivers(RECEIVERS);
   const setup: Setup = {
-    receivers: await startReceivers(RECEIVERS),
+    receivers,
     dns: await startDnsServer({
       zones: {
-        '*.hooks.test': { a: ['127.0.0.1'], ttl: TTL },
         [DEAD_HOST]: { silent: true },
         ...Object.fromEntries(
-          Array.from({ length: RECEIVERS }, (_, i) => [
-            `s${i}.hooks.test`,
-            { a: ['127.0.0.1'], ttl: STEADY_TTL },
+          receivers.addresses.flatMap((address, i) => [
+            [`r${i}.hooks.test`, { a: [address], ttl: TTL }],
+            [`s${i}.hooks.test`, { a: [address], ttl: STEADY_TTL }],
           ]),
         ),
       },
@@ -263,7 +324,13 @@ async function main(): Promise<void> {
         label: `round ${round + 1}, hostnames at ${delay} ms`,
       })),
     ).flat();
+    const coldLoad = [loadavg()[0] as number];
     await sandwiched(setup, ip, plans, ipSeries);
+    coldLoad.push(loadavg()[0] as number);
+    if (process.env.BENCH_PARTS === 'cold') {
+      console.log(coldSummary(ipSeries, byDelay, coldLoad).join('\n'));
+      return;
+    }
 
     // Steady state: one service per path for the whole part (as in a long-running worker), records
     // with a 5 s TTL so that every hostname is resolved again several times, DNS at 20 ms.
@@ -271,6 +338,7 @@ async function main(): Promise<void> {
     const steadyHostPlan: Plan = { ...hostname(20), prefix: 's' };
     const steadyHost: Plan = { ...steadyHostPlan, kept: await keptService(setup, steadyHostPlan) };
     const steady = emptySeries();
+    const steadyLoad = [loadavg()[0] as number];
     const steadyStarted = performance.now();
     const steadyQueriesBefore = setup.dns.queries();
     // Warm-up of both long-lived services: their first measurement opens every pool.
@@ -284,6 +352,7 @@ async function main(): Promise<void> {
     const steadyBaselines = emptySeries();
     await sandwiched(setup, steadyIp, steadyPlans, steadyBaselines);
     const steadyWindows = Math.ceil((performance.now() - steadyStarted) / 1000 / STEADY_TTL);
+    steadyLoad.push(loadavg()[0] as number);
     const steadyQueries = setup.dns.queries() - steadyQueriesBefore;
     await Promise.all([steadyIp.kept?.webhooks.close(), steadyHost.kept?.webhooks.close()]);
 
@@ -298,7 +367,9 @@ async function main(): Promise<void> {
       into: withDead,
       label: `dead-zone round ${round + 1}`,
     }));
+    const deadLoad = [loadavg()[0] as number];
     await sandwiched(setup, settled(hostname(20)), deadPlans, withoutDead, (run) => deadRuns.push(run));
+    deadLoad.push(loadavg()[0] as number);
 
     const received = await setup.receivers.received();
     report({
@@ -309,11 +380,57 @@ async function main(): Promise<void> {
       withoutDead,
       deadRuns,
       received,
+      loads: { cold: coldLoad, steady: steadyLoad, dead: deadLoad },
     });
   } finally {
     await setup.dns.close();
     await setup.receivers.close();
   }
+}
+
+const ratios = (series: Series) => series.ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(', ');
+const loadRange = (load: readonly number[]) => load.map((value) => value.toFixed(1)).join(' → ');
+
+/** The table, per-measurement ratios and bars of the cold comparison. */
+function coldSummary(ip: Series, byDelay: Map<number, Series>, load: readonly number[]): string[] {
+  const ratio20 = median((byDelay.get(20) as Series).ratios);
+  const maxQueries = Math.max(...[...byDelay.values()].flatMap((series) => series.queriesPerHost));
+  const row = (path: string, delay: string, series: Series, ratio: string, queries: string) => [
+    path,
+    delay,
+    format(median(series.rates)),
+    ratio,
+    queries,
+    format(median(series.fullHandshakes)),
+    format(median(series.resumedHandshakes)),
+  ];
+  return [
+    markdownTable(
+      [
+        'path',
+        'DNS delay',
+        'deliveries/s',
+        'ratio to IP literals',
+        'DNS queries per hostname',
+        'full handshakes',
+        'resumed',
+      ],
+      [
+        row('IP literals', '—', ip, '1.00×', '0'),
+        ...DELAYS_MS.map((delay) => {
+          const series = byDelay.get(delay) as Series;
+          const queries = Math.max(...series.queriesPerHost).toFixed(2);
+          return row('hostnames', `${delay} ms`, series, `${median(series.ratios).toFixed(2)}×`, queries);
+        }),
+      ],
+    ),
+    '',
+    `Per measurement: ${DELAYS_MS.map((delay) => `${delay} ms ${ratios(byDelay.get(delay) as Series)}`).join('; ')}.`,
+    `Load average (1 min) when this part started and ended: ${loadRange(load)}.`,
+    '',
+    `Bar: hostnames at a 20 ms DNS round trip ≥ 0.9× the IP-literal rate — ${ratio20 >= 0.9 ? 'met' : 'missed'} (${formatRatio(ratio20)}).`,
+    `Bar: at most two queries (A and AAAA) per hostname per TTL — ${maxQueries <= 2 ? 'met' : 'missed'} (at most ${maxQueries.toFixed(2)} in any measurement).`,
+  ];
 }
 
 function report(results: {
@@ -324,57 +441,38 @@ function report(results: {
   withoutDead: Series;
   deadRuns: Measurement[];
   received: number;
+  loads: { cold: number[]; steady: number[]; dead: number[] };
 }): void {
-  const { ip, byDelay, steady, withDead, withoutDead, deadRuns, received } = results;
+  const { ip, byDelay, steady, withDead, withoutDead, deadRuns, received, loads } = results;
   const steadyRatio = median(steady.series.ratios);
   const steadyPerHostPerTtl = steady.queries / RECEIVERS / steady.windows;
-  const at20 = byDelay.get(20) as Series;
-  const ratio20 = median(at20.ratios);
-  const maxQueries = Math.max(...[...byDelay.values()].flatMap((series) => series.queriesPerHost));
   const deadRatio = median(withDead.ratios);
   const deadDurations = deadRuns.flatMap((run) => run.dead?.durations ?? []);
   const deadKinds = new Set(deadRuns.flatMap((run) => run.dead?.errorKinds ?? []));
   const deadQueries = deadRuns.map((run) => run.dead?.queries ?? 0);
-  const rounds = (series: Series) => series.ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(', ');
   const lines = [
     '## DNS: hostname receivers against IP literals',
     '',
-    `${describeMachine()}; ${new Date().toISOString().slice(0, 10)}. ${RECEIVERS} receivers (one child process, one`,
-    `port each on 127.0.0.1), ${DELIVERIES.toLocaleString('en-US')} deliveries per measurement spread evenly over ${RECEIVERS} agencies,`,
-    `worker concurrency ${CONCURRENCY}, 8 per agency (the default). Command: \`pnpm --filter @svc/bench run dns\`.`,
+    `${describeMachine()}; ${new Date().toISOString().slice(0, 10)}. ${RECEIVERS} HTTPS receivers in one child process, each on`,
+    'its own loopback address (127.0.0.2, 127.0.0.3, …) and port, all with one certificate whose names are',
+    `\`*.hooks.test\` and every one of those addresses. ${DELIVERIES.toLocaleString('en-US')} deliveries per measurement spread evenly over`,
+    `${RECEIVERS} agencies, worker concurrency ${CONCURRENCY} and 8 per agency (the defaults). Command:`,
+    '`pnpm --filter @svc/bench run dns`.',
     '',
-    'A real DNS server on the loopback (UDP, DNS wire format through `dns-packet`) answers `*.hooks.test` with',
-    `127.0.0.1, TTL ${TTL} s, after the delay shown; the service uses it through \`urlPolicy.dnsServers\`. Agency i`,
-    'sends to `https://r<i>.hooks.test:PORT_i/hooks` in the hostname path and to `https://127.0.0.1:PORT_i/hooks`',
-    'in the IP-literal path: the same receivers, as many origins. Every measurement starts from a new service',
-    '(cold DNS cache, cold connection pools), emits every delivery first, then times a worker from start to the',
-    'last recorded 2xx. Each hostname measurement runs between two IP-literal measurements and is divided by',
-    'their mean; ratios are medians of those per-measurement ratios, rates medians over all measurements.',
-    'The DNS server runs in the sending process, so answering its queries is counted against the hostname',
-    'path. On this machine one measurement of the same path varies by about ±10 % from the next, so the',
-    `ratios are medians of many measurements. The receivers answered ${received.toLocaleString('en-US')} requests in all.`,
+    'A real DNS server on the loopback (UDP, DNS wire format through `dns-packet`) answers `r<i>.hooks.test` with',
+    `receiver i's address, TTL ${TTL} s, after the delay shown; the services use it through \`urlPolicy.dnsServers\`.`,
+    'Agency i sends to `https://r<i>.hooks.test:PORT_i/hooks` in the hostname path and to',
+    '`https://127.0.0.<i+2>:PORT_i/hooks` in the IP-literal path: the same receivers, as many origins. For every',
+    'measurement the configurations are saved through one service (`putConfig`, which checks each URL) and',
+    'closed; a second service over the same store, with a cold DNS cache and cold connection pools, emits every',
+    'delivery, then a worker is timed from its start to the last recorded 2xx. Each hostname measurement runs',
+    'between two IP-literal measurements (the order of the two delays alternates from round to round) and is',
+    'divided by their mean; ratios are medians of those per-measurement ratios, the other figures medians over',
+    "all measurements of the path. Handshakes are the sender's completed TLS handshakes (undici's `connected`",
+    'diagnostics channel, `isSessionReused()`). The DNS server runs in the sending process, so answering its',
+    `queries is counted against the hostname path. The receivers answered ${received.toLocaleString('en-US')} requests in all.`,
     '',
-    markdownTable(
-      ['path', 'DNS delay', 'deliveries/s', 'ratio to IP literals', 'DNS queries per hostname'],
-      [
-        ['IP literals', '—', format(median(ip.rates)), '1.00×', '0'],
-        ...DELAYS_MS.map((delay) => {
-          const series = byDelay.get(delay) as Series;
-          return [
-            'hostnames',
-            `${delay} ms`,
-            format(median(series.rates)),
-            `${median(series.ratios).toFixed(2)}×`,
-            Math.max(...series.queriesPerHost).toFixed(2),
-          ];
-        }),
-      ],
-    ),
-    '',
-    `Per measurement: ${DELAYS_MS.map((delay) => `${delay} ms ${rounds(byDelay.get(delay) as Series)}`).join('; ')}.`,
-    '',
-    `Bar: hostnames at a 20 ms DNS round trip ≥ 0.9× the IP-literal rate — ${ratio20 >= 0.9 ? 'met' : 'missed'} (${formatRatio(ratio20)}).`,
-    `Bar: at most two queries (A and AAAA) per hostname per TTL — ${maxQueries <= 2 ? 'met' : 'missed'} (at most ${maxQueries.toFixed(2)} in any measurement).`,
+    ...coldSummary(ip, byDelay, loads.cold),
     '',
     '### Steady state: a long-running service, records with a 5 s TTL',
     '',
@@ -397,7 +495,8 @@ function report(results: {
       ],
     ),
     '',
-    `Per measurement: ${rounds(steady.series)}. ${format(steady.queries)} queries for ${RECEIVERS} hostnames over ${steady.windows} TTL windows of ${STEADY_TTL} s.`,
+    `Per measurement: ${ratios(steady.series)}. ${format(steady.queries)} queries for ${RECEIVERS} hostnames over ${steady.windows} TTL windows of ${STEADY_TTL} s.`,
+    `Load average (1 min) when this part started and ended: ${loadRange(loads.steady)}.`,
     '',
     `Same bars, steady state: ≥ 0.9× — ${steadyRatio >= 0.9 ? 'met' : 'missed'} (${formatRatio(steadyRatio)}); at most two queries per hostname per TTL — ${steadyPerHostPerTtl <= 2 ? 'met' : 'missed'} (${steadyPerHostPerTtl.toFixed(2)}).`,
     '',
@@ -421,7 +520,8 @@ function report(results: {
       ],
     ),
     '',
-    `Per measurement: ${rounds(withDead)}. The dead agency's attempts: ${deadDurations.length} in ${deadRuns.length} runs,`,
+    `Load average (1 min) when this part started and ended: ${loadRange(loads.dead)}.`,
+    `Per measurement: ${ratios(withDead)}. The dead agency's attempts: ${deadDurations.length} in ${deadRuns.length} runs,`,
     `${format(Math.min(...deadDurations))}–${format(Math.max(...deadDurations))} ms each, all ended as \`${[...deadKinds].join('`, `')}\` (its`,
     'in-flight attempts share one lookup, cancelled at the 5 s lookup timeout); queries received for its name',
     `per run: ${deadQueries.join(', ')} (A and AAAA, with c-ares's own retries until the lookup is cancelled).`,

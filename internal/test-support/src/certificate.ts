@@ -23,7 +23,12 @@ export const TEST_CERTIFICATE_NAMES = [
 
 let cached: Promise<TestCertificate> | undefined;
 
-async function generateCertificate(): Promise<TestCertificate> {
+/**
+ * A new self-signed certificate valid for `names` (DNS names, wildcards and IP
+ * addresses): for receivers that need names the shared one lacks, such as one
+ * loopback address per receiver.
+ */
+export async function generateTestCertificate(names: readonly string[]): Promise<TestCertificate> {
   const now = Date.now();
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
@@ -38,7 +43,7 @@ async function generateCertificate(): Promise<TestCertificate> {
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
-        altNames: TEST_CERTIFICATE_NAMES.map((name) =>
+        altNames: names.map((name) =>
           /^[\d.]+$|:/.test(name) ? { type: 7 as const, ip: name } : { type: 2 as const, value: name },
         ),
       },
@@ -52,6 +57,6 @@ async function generateCertificate(): Promise<TestCertificate> {
  * process (EC keys make that a few milliseconds) and shared afterwards.
  */
 export function getTestCertificate(): Promise<TestCertificate> {
-  cached ??= generateCertificate();
+  cached ??= generateTestCertificate(TEST_CERTIFICATE_NAMES);
   return cached;
 }

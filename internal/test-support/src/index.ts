@@ -1,5 +1,5 @@
 export type { TestCertificate } from './certificate';
-export { getTestCertificate, TEST_CERTIFICATE_NAMES } from './certificate';
+export { generateTestCertificate, getTestCertificate, TEST_CERTIFICATE_NAMES } from './certificate';
 export type { DnsQuery, DnsRecords, DnsZoneEntry, TestDnsServer, TestDnsServerOptions } from './dns-server';
 export { startDnsServer } from './dns-server';
 export type { FakeHostAnswer, FakeHostResolver, FakeResolvedAddress } from './host-resolver';
