@@ -102,6 +102,9 @@ export const deliverySummarySchema = z
     lastAttemptAt: epochMs.nullable(),
     deliveredAt: epochMs.nullable(),
     lastResponseCode: z.number().int().nullable(),
+    createdAt: epochMs.meta({
+      description: 'When the delivery was created: the time the list’s `since` and `until` filter on.',
+    }),
   })
   .meta({ id: 'DeliverySummary' });
 export type DeliverySummary = z.infer<typeof deliverySummarySchema>;
@@ -223,6 +226,7 @@ export function toDeliverySummary(record: DeliveryRecord): DeliverySummary {
     lastAttemptAt: record.lastAttemptAt,
     deliveredAt: record.deliveredAt,
     lastResponseCode: record.lastResponseCode,
+    createdAt: record.createdAt,
   };
 }
 
