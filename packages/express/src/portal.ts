@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { InvalidOptionError, WebhookError } from '@svc/webhooks-core';
 import { standaloneScriptPath } from '@svc/webhooks-portal/assets';
 import express, { type Request, type Response, type Router } from 'express';
@@ -48,7 +49,15 @@ export interface WebhooksPortalOptions {
 }
 
 /** Served with every page: scripts from this host only, nothing framed elsewhere, no referrer. */
-const PAGE_STYLE = `body{margin:0;background:#f4f6fa}main{max-width:960px;margin:0 auto;padding:16px}h1{font:600 1.4rem system-ui,sans-serif;margin:8px 0 16px;color:#1d2330}`;
+const PAGE_STYLE = `body{margin:0;background:#f4f6fa}main{max-width:960px;margin:0 auto;padding:16px}h1{font:600 1.4rem system-ui,sans-serif;margin:8px 0 16px;color:#1d2330}@media (prefers-color-scheme:dark){body{background:#12151b}h1{color:#e6e9ef}}`;
+
+/** The script's encodings, best first: each compressed once, when the router is made. */
+type ScriptEncoding = 'br' | 'gzip' | 'identity';
+
+interface EncodedScript {
+  body: Buffer;
+  etag: string;
+}
 
 /**
  * An Express router serving a standalone page of `<svc-webhooks-portal>` at its mount point and the
@@ -77,22 +86,25 @@ export function createWebhooksPortal(options: WebhooksPortalOptions = {}): Route
   if (readAgencyId !== undefined && typeof readAgencyId !== 'function') {
     refuse('agencyId', 'agencyId must be a function of the request.');
   }
-  const script = readScript();
-  const scriptTag = `"${createHash('sha256').update(script).digest('base64url').slice(0, 27)}"`;
+  const scripts = encodeScript(readScript());
   const policy = contentSecurityPolicy(apiBase, stylesheet);
   const router = express.Router({ strict: true });
   router.get('/portal.js', (req: Request, res: Response) => {
+    const encoding = pickEncoding(req.headers['accept-encoding']);
+    const script = scripts[encoding];
     res.set({
       'content-type': 'text/javascript; charset=utf-8',
       'cache-control': 'no-cache',
-      etag: scriptTag,
+      etag: script.etag,
+      vary: 'Accept-Encoding',
+      'x-content-type-options': 'nosniff',
     });
-    res.set('x-content-type-options', 'nosniff');
-    if (req.headers['if-none-match'] === scriptTag) {
+    if (encoding !== 'identity') res.set('content-encoding', encoding);
+    if (matchesTag(req.headers['if-none-match'], script.etag)) {
       res.status(304).end();
       return;
     }
-    res.send(script);
+    res.send(script.body);
   });
   router.get('/', async (req: Request, res: Response) => {
     const base = req.baseUrl;
@@ -147,7 +159,7 @@ function page(parts: {
 <body>
 <main>
 <h1>${escapeHtml(parts.title)}</h1>
-<svc-webhooks-portal api-base="${escapeHtml(parts.apiBase)}"${agencyAttribute}${parts.tokenFromFragment ? ' token-from-fragment' : ''}></svc-webhooks-portal>
+<svc-webhooks-portal api-base="${escapeHtml(parts.apiBase)}"${agencyAttribute}${parts.tokenFromFragment ? ' token-from-fragment' : ''} url-state></svc-webhooks-portal>
 </main>
 </body>
 </html>
@@ -175,6 +187,62 @@ function contentSecurityPolicy(apiBase: string, stylesheet: string | undefined):
 function originOf(url: string | undefined): string {
   if (url === undefined || !/^https?:\/\//i.test(url)) return '';
   return ` ${new URL(url).origin}`;
+}
+
+/**
+ * The script as sent for each encoding, compressed once here rather than per request: brotli at its
+ * best quality and gzip at level 9 take a few hundred ms for the whole bundle, once per router. Each
+ * encoding has its own entity tag, as a cache must not give a gzip body to a client that asked for brotli.
+ */
+function encodeScript(script: string): Record<ScriptEncoding, EncodedScript> {
+  const plain = Buffer.from(script, 'utf8');
+  const tag = createHash('sha256').update(plain).digest('base64url').slice(0, 27);
+  return {
+    br: {
+      body: brotliCompressSync(plain, {
+        params: {
+          [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
+          [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+          [zlib.BROTLI_PARAM_SIZE_HINT]: plain.length,
+        },
+      }),
+      etag: `"${tag}-br"`,
+    },
+    gzip: { body: gzipSync(plain, { level: 9 }), etag: `"${tag}-gz"` },
+    identity: { body: plain, etag: `"${tag}"` },
+  };
+}
+
+/**
+ * The best encoding `Accept-Encoding` allows: brotli, then gzip, else none. A coding with `q=0` is
+ * refused, and so is one only `*` names with `q=0`; `*` with a weight allows both.
+ */
+function pickEncoding(header: string | string[] | undefined): ScriptEncoding {
+  const weights = new Map<string, number>();
+  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    if (name === '') continue;
+    const q = params
+      .map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1])
+      .find((value) => value !== undefined);
+    const weight = q === undefined ? 1 : Number(q);
+    weights.set(name, Number.isNaN(weight) ? 0 : weight);
+  }
+  const weightOf = (name: string) => weights.get(name) ?? weights.get('*') ?? 0;
+  const br = weightOf('br');
+  const gzip = weightOf('gzip');
+  if (br > 0 && br >= gzip) return 'br';
+  if (gzip > 0) return 'gzip';
+  return 'identity';
+}
+
+/** Whether `If-None-Match` names `etag` (or is `*`), weak or strong. */
+function matchesTag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
 }
 
 function readScript(): string {

@@ -30,6 +30,7 @@ import {
   webhookConfigSchema,
 } from '@svc/webhooks-core/schemas';
 import type { Request } from 'express';
+import { listEventTypeSchemas } from './event-type-schemas';
 import { type ApiRoute, BODY_ERROR_CODES } from './route-contract';
 
 /**
@@ -372,6 +373,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   cancelRecovery,
   getEndpointHealth,
   listSubscribableEventTypes,
+  listEventTypeSchemas,
   rotateSigningKey,
   getPublicKeys,
 ];

@@ -78,6 +78,7 @@ describe('openApiDocument', () => {
         'get /v1/agency/webhooks/recoveries/{id}',
         'post /v1/agency/webhooks/recoveries/{id}/cancel',
         'get /v1/agency/webhooks/event-types',
+        'get /v1/agency/webhooks/event-types/schemas',
         'post /v1/agency/webhooks/config/rotate-signing-key',
         'get /v1/agency/webhooks/public-keys/{agencyId}',
       ].sort(),

@@ -18,7 +18,9 @@ describe('createWebhooksPortal serves a standalone page of the portal', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.text).toContain('<script type="module" src="/settings/webhooks/portal.js"></script>');
-    expect(res.text).toContain('<svc-webhooks-portal api-base="/v1/agency/webhooks"></svc-webhooks-portal>');
+    expect(res.text).toContain(
+      '<svc-webhooks-portal api-base="/v1/agency/webhooks" url-state></svc-webhooks-portal>',
+    );
     expect(res.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
@@ -56,10 +58,10 @@ describe('createWebhooksPortal serves a standalone page of the portal', () => {
   it("gives the element the signed-in agent's agency, for the address of its public keys", async () => {
     const app = appWith({ agencyId: async (req) => (req.query.as === 'none' ? undefined : 'agency_"7"') });
     expect((await request(app).get('/settings/webhooks')).text).toContain(
-      '<svc-webhooks-portal api-base="/v1/agency/webhooks" agency-id="agency_&quot;7&quot;"></svc-webhooks-portal>',
+      '<svc-webhooks-portal api-base="/v1/agency/webhooks" agency-id="agency_&quot;7&quot;" url-state></svc-webhooks-portal>',
     );
     expect((await request(app).get('/settings/webhooks?as=none')).text).toContain(
-      '<svc-webhooks-portal api-base="/v1/agency/webhooks"></svc-webhooks-portal>',
+      '<svc-webhooks-portal api-base="/v1/agency/webhooks" url-state></svc-webhooks-portal>',
     );
   });
 
