@@ -35,6 +35,11 @@ export interface PortalApiOptions {
   token: string | null;
   /** Whether the browser sends cookies: `same-origin` unless the API is on another origin. */
   credentials: RequestCredentials;
+  /**
+   * Told of every 401 before it is thrown: the token expired or none was sent (a reload without one), so
+   * the host should sign the agent in again.
+   */
+  onUnauthorized?: (error: PortalApiError) => void;
 }
 
 /** An answer of the API that is not a 2xx: its error code and message, as the API wrote them. */
@@ -61,12 +66,33 @@ export function errorMessage(error: unknown): string {
 export interface DeliveryFilters {
   status?: DeliveryStatus | '';
   eventType?: string;
+  /** Only deliveries about this entity (exact match). */
+  entityId?: string;
   /** Epoch ms, inclusive. */
   since?: number | null;
   /** Epoch ms, exclusive. */
   until?: number | null;
   limit?: number;
   cursor?: string | null;
+}
+
+/** One event type of `GET /event-types/schemas`. */
+export interface EventTypeSchema {
+  eventType: string;
+  description: string | null;
+  entityType: string | null;
+  /** JSON Schema (2020-12) of the delivery body. */
+  schema: JsonSchemaNode;
+  /** An example delivery body; null when the catalogue has none. */
+  example: Record<string, unknown> | null;
+}
+
+/** A JSON Schema object, read loosely: the portal shows what it understands of it. */
+export type JsonSchemaNode = { [keyword: string]: unknown };
+
+/** Answer of `GET /event-types/schemas`. */
+export interface EventTypeSchemaList {
+  eventTypes: EventTypeSchema[];
 }
 
 /** Body of a bulk recovery: a creation window and optional event types. */
@@ -153,10 +179,16 @@ export class PortalApi {
     return this.request('GET', '/event-types');
   }
 
+  /** The catalogue with each type's JSON Schema and example body (`GET /event-types/schemas`). */
+  listEventTypeSchemas(): Promise<EventTypeSchemaList> {
+    return this.request('GET', '/event-types/schemas');
+  }
+
   listDeliveries(filters: DeliveryFilters = {}): Promise<DeliveryList> {
     const query = new URLSearchParams();
     if (filters.status) query.set('status', filters.status);
     if (filters.eventType) query.set('eventType', filters.eventType);
+    if (filters.entityId) query.set('entityId', filters.entityId);
     if (filters.since !== undefined && filters.since !== null) query.set('since', String(filters.since));
     if (filters.until !== undefined && filters.until !== null) query.set('until', String(filters.until));
     if (filters.limit !== undefined) query.set('limit', String(filters.limit));
@@ -235,12 +267,14 @@ export class PortalApi {
     if (response.ok) return parsed as T;
     const error = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)
       ?.error;
-    throw new PortalApiError(
+    const failure = new PortalApiError(
       response.status,
       typeof error?.code === 'string' ? error.code : 'http_error',
       typeof error?.message === 'string' ? error.message : `The webhook service answered ${response.status}.`,
       error?.details,
     );
+    if (response.status === 401) this.options.onUnauthorized?.(failure);
+    throw failure;
   }
 }
 

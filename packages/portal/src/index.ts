@@ -1,6 +1,6 @@
 /**
  * `@svc/webhooks-portal`: `<svc-webhooks-portal>`, the page where an agency manages its webhooks (endpoint
- * settings, secret, test send, health, delivery log with replay, bulk recovery), as one web component that
+ * settings, secret, test send, health, delivery log with replay, bulk recovery, event catalogue), as one web component that
  * talks only to the management API of `@svc/webhooks-express`. Importing this module registers the element.
  *
  * @packageDocumentation
@@ -9,7 +9,9 @@
 import { defineWebhooksPortal } from './define';
 
 export { defineWebhooksPortal } from './define';
-export type { PortalView } from './portal-element';
+export type { PortalView, UnauthorizedDetail } from './portal-element';
 export { SvcWebhooksPortal } from './portal-element';
+export type { PortalStringKey, PortalStrings } from './strings';
+export { DEFAULT_STRINGS } from './strings';
 
 defineWebhooksPortal();

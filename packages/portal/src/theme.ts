@@ -2,8 +2,8 @@ import { css } from 'lit';
 
 /**
  * Styles every view shares. Colours, type and spacing come from CSS custom properties that a host sets
- * on `svc-webhooks-portal` (or any ancestor): they inherit through the shadow roots. The defaults meet
- * WCAG AA contrast on white.
+ * on `svc-webhooks-portal` (or any ancestor): they inherit through the shadow roots. Unset, they take
+ * the portal's light or dark palette ({@link themeStyles}); both meet WCAG AA contrast.
  */
 export const baseStyles = css`
   :host {
@@ -11,18 +11,21 @@ export const baseStyles = css`
     font-family: var(--svc-wh-font, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif);
     font-size: var(--svc-wh-font-size, 14px);
     line-height: 1.45;
-    color: var(--svc-wh-color-text, #1d2330);
-    --_accent: var(--svc-wh-color-accent, #2b50c8);
-    --_accent-text: var(--svc-wh-color-accent-text, #ffffff);
-    --_muted: var(--svc-wh-color-muted, #5a6272);
-    --_border: var(--svc-wh-color-border, #c9ced8);
-    --_surface: var(--svc-wh-color-surface, #ffffff);
-    --_surface-alt: var(--svc-wh-color-surface-alt, #f4f6fa);
-    --_danger: var(--svc-wh-color-danger, #b3261e);
-    --_success: var(--svc-wh-color-success, #1b6e35);
-    --_warning: var(--svc-wh-color-warning, #8a5300);
+    color: var(--svc-wh-color-text, var(--_auto-text, #1d2330));
+    --_accent: var(--svc-wh-color-accent, var(--_auto-accent, #2b50c8));
+    --_accent-text: var(--svc-wh-color-accent-text, var(--_auto-accent-text, #ffffff));
+    --_muted: var(--svc-wh-color-muted, var(--_auto-muted, #5a6272));
+    --_border: var(--svc-wh-color-border, var(--_auto-border, #c9ced8));
+    --_surface: var(--svc-wh-color-surface, var(--_auto-surface, #ffffff));
+    --_surface-alt: var(--svc-wh-color-surface-alt, var(--_auto-surface-alt, #f4f6fa));
+    --_danger: var(--svc-wh-color-danger, var(--_auto-danger, #b3261e));
+    --_success: var(--svc-wh-color-success, var(--_auto-success, #1b6e35));
+    --_warning: var(--svc-wh-color-warning, var(--_auto-warning, #8a5300));
     --_radius: var(--svc-wh-radius, 6px);
     --_space: var(--svc-wh-space, 12px);
+    --_focus: var(--svc-wh-color-focus, var(--_auto-focus, #1a73e8));
+    --_danger-text: var(--_auto-danger-text, #ffffff);
+    --_danger-surface: var(--_auto-danger-surface, #fdecea);
   }
   *,
   *::before,
@@ -104,14 +107,14 @@ export const baseStyles = css`
   button.danger {
     background: var(--_danger);
     border-color: var(--_danger);
-    color: #ffffff;
+    color: var(--_danger-text);
   }
   button:disabled {
     opacity: 0.6;
     cursor: not-allowed;
   }
   :focus-visible {
-    outline: 3px solid var(--svc-wh-color-focus, #1a73e8);
+    outline: 3px solid var(--_focus);
     outline-offset: 2px;
   }
   .badge {
@@ -145,7 +148,7 @@ export const baseStyles = css`
   }
   .state.error {
     color: var(--_danger);
-    background: #fdecea;
+    background: var(--_danger-surface);
   }
   pre,
   code {
@@ -184,5 +187,45 @@ export const baseStyles = css`
     overflow: hidden;
     clip: rect(0 0 0 0);
     white-space: nowrap;
+  }
+`;
+
+/** The dark palette: each colour meets WCAG AA on the dark surfaces, as the light defaults do on white. */
+const DARK_PALETTE = css`
+    color-scheme: dark;
+    --_auto-text: #e6e9ef;
+    --_auto-muted: #a9b1c0;
+    --_auto-accent: #8fa8ff;
+    --_auto-accent-text: #10131a;
+    --_auto-border: #444c5a;
+    --_auto-surface: #1b1f27;
+    --_auto-surface-alt: #252b35;
+    --_auto-success: #6fd08c;
+    --_auto-warning: #f0b35a;
+    --_auto-danger: #ff8a80;
+    --_auto-danger-text: #10131a;
+    --_auto-danger-surface: #3a2224;
+    --_auto-focus: #8ab4f8;
+    --_auto-page: #12151b;
+`;
+
+/**
+ * The palettes behind the custom properties a host leaves unset: light, or dark when the reader's system
+ * prefers it (`prefers-color-scheme`) unless the element's `theme` attribute forces `light` or `dark`.
+ * Set on the portal element; the views inherit them.
+ */
+export const themeStyles = css`
+  /* Dark text needs a dark ground: the element brings its own, in case the page around it is light. */
+  :host {
+    color-scheme: light;
+    background: var(--svc-wh-color-page, var(--_auto-page, transparent));
+  }
+  :host([theme='dark']) {
+    ${DARK_PALETTE}
+  }
+  @media (prefers-color-scheme: dark) {
+    :host(:not([theme='light'])) {
+      ${DARK_PALETTE}
+    }
   }
 `;

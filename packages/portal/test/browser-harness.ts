@@ -25,7 +25,9 @@ import { expect } from 'vitest';
 
 /** The agency the portal is signed in as, with an owner's token. */
 export const PORTAL_AGENCY = 'agency-portal';
-const TOKEN = 'tok_portal';
+/** The owner's token the harness signs the portal in with. */
+export const PORTAL_TOKEN = 'tok_portal';
+const TOKEN = PORTAL_TOKEN;
 
 /** Debian's Chromium, which `.ci/run` installs where it is missing. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -59,6 +61,10 @@ export interface OpenPortalOptions {
   circuitBreaker?: WebhookServiceOptions['circuitBreaker'];
   /** The retry policy instead of the harness's fast one (`FAST_RETRY`), such as a long wait before a retry. */
   retry?: WebhookServiceOptions['retry'];
+  /** How long an attempt waits for the receiver's answer, in ms. @default the service's (10 s) */
+  transportTimeoutMs?: number;
+  /** The browser's own locale (`navigator.language`). @default Chromium's, `en-US` */
+  locale?: string;
 }
 
 /** A portal page in Chromium, the example host behind it and a real HTTPS receiver. */
@@ -101,7 +107,10 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
     authenticate: createStaticAuthenticate(parseStaticTokens(`${TOKEN}:${PORTAL_AGENCY}:owner`)),
     service: {
       urlPolicy: { allowPrivateNetworks: true },
-      transport: { tls: { ca: receiver.ca } },
+      transport: {
+        tls: { ca: receiver.ca },
+        ...(options.transportTimeoutMs === undefined ? {} : { timeoutMs: options.transportTimeoutMs }),
+      },
       retry: options.retry ?? FAST_RETRY,
       circuitBreaker: options.circuitBreaker ?? FAST_CIRCUIT,
       // One session serves a whole suite: the recovery tests count and start far more than an agency's
@@ -118,7 +127,10 @@ export async function openPortal(options: OpenPortalOptions = {}): Promise<Porta
   let browser: Browser | null = null;
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
-    const context = await browser.newContext({ viewport: VIEWPORTS[options.viewport ?? 'desktop'] });
+    const context = await browser.newContext({
+      viewport: VIEWPORTS[options.viewport ?? 'desktop'],
+      ...(options.locale === undefined ? {} : { locale: options.locale }),
+    });
     const page = await context.newPage();
     const consoleProblems: string[] = [];
     page.on('pageerror', (error) => {
@@ -281,6 +293,35 @@ const PAGE_ERROR = /^(CSP violation|page error):|Content Security Policy/;
 export function expectNoPageErrors(session: PortalSession, label: string): void {
   const problems = session.consoleProblems.filter((problem) => PAGE_ERROR.test(problem));
   expect(problems, `CSP violations or uncaught errors in ${label}`).toEqual([]);
+}
+
+/**
+ * Narrows the page to `width` (320 px: the narrowest phone) and fails when anything is wider than it:
+ * the page scrolls sideways, or a tab of the tab strip is cut off or hidden behind a scroll. Puts the
+ * viewport back after.
+ */
+export async function expectFitsWidth(page: Page, label: string, width = 320): Promise<void> {
+  const before = page.viewportSize();
+  await page.setViewportSize({ width, height: before?.height ?? 800 });
+  try {
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
+    const measured = await page.evaluate(() => {
+      const root = document.querySelector('svc-webhooks-portal')?.shadowRoot;
+      const strip = root?.querySelector<HTMLElement>('[role="tablist"]');
+      const tabs = [...(root?.querySelectorAll<HTMLElement>('[role="tab"]') ?? [])];
+      return {
+        page: Math.max(0, document.documentElement.scrollWidth - window.innerWidth),
+        // A tab strip that scrolls hides a tab; one that wraps does not.
+        strip: strip ? Math.max(0, strip.scrollWidth - strip.clientWidth) : 0,
+        tabsOut: tabs
+          .filter((tab) => tab.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .map((tab) => tab.textContent?.trim()),
+      };
+    });
+    expect(measured, `overflow at ${width} px in ${label}`).toEqual({ page: 0, strip: 0, tabsOut: [] });
+  } finally {
+    if (before) await page.setViewportSize(before);
+  }
 }
 
 interface AxeViolation {

@@ -42,11 +42,14 @@ describe.skipIf(!canRunBrowser)('the portal with a keyboard only', () => {
     expect(await tab('Deliveries').getAttribute('aria-selected')).toBe('true');
     expect(await isFocused(tab('Deliveries'))).toBe(true);
     await page.keyboard.press('End');
-    await page.locator('svc-wh-bulk-recovery').waitFor(WAIT);
-    expect(await isFocused(tab('Recovery'))).toBe(true);
+    await page.locator('svc-wh-event-catalogue').waitFor(WAIT);
+    expect(await isFocused(tab('Event types'))).toBe(true);
     await page.keyboard.press('ArrowRight');
     expect(await isFocused(tab('Endpoint'))).toBe(true);
     await page.keyboard.press('ArrowLeft');
+    expect(await isFocused(tab('Event types'))).toBe(true);
+    await page.keyboard.press('ArrowLeft');
+    await page.locator('svc-wh-bulk-recovery').waitFor(WAIT);
     expect(await isFocused(tab('Recovery'))).toBe(true);
     await page.keyboard.press('Home');
     await page.locator('svc-wh-endpoint-view').waitFor(WAIT);

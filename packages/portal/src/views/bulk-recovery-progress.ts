@@ -2,7 +2,7 @@ import type { Recovery } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
-import { formatTime } from '../format';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { baseStyles } from '../theme';
 import { recoveryStatusBadge, recoveryStatusLabel } from './recovery-status';
 
@@ -18,6 +18,7 @@ const POLL_INTERVAL_MS = 1000;
 export class BulkRecoveryProgressElement extends LitElement {
   static override properties = {
     api: { attribute: false },
+    text: { attribute: false },
     recoveryId: { type: String, attribute: 'recovery-id' },
     notice: { type: String },
     startedElsewhere: { type: Boolean, attribute: 'started-elsewhere' },
@@ -39,6 +40,8 @@ export class BulkRecoveryProgressElement extends LitElement {
   ];
 
   declare api: PortalApi;
+  /** The portal's words and date format. */
+  declare text: PortalText;
   /** The recovery shown. */
   declare recoveryId: string;
   /** A message to show above the progress; replaced when the recovery finishes. */
@@ -52,6 +55,7 @@ export class BulkRecoveryProgressElement extends LitElement {
 
   constructor() {
     super();
+    this.text = ENGLISH;
     this.recoveryId = '';
     this.notice = null;
     this.startedElsewhere = false;
@@ -178,7 +182,7 @@ export class BulkRecoveryProgressElement extends LitElement {
         ${recovery.replayed} of ${recovery.matched}
       </progress>
       <p class="muted">
-        Window: ${formatTime(recovery.since)} to ${formatTime(recovery.until)};
+        Window: ${this.text.formatTime(recovery.since)} to ${this.text.formatTime(recovery.until)};
         ${recovery.eventTypes === null ? 'every event type' : recovery.eventTypes.join(', ')}.
         ${
           recovery.status === 'completed' && recovery.replayed < recovery.matched

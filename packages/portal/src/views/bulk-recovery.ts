@@ -6,6 +6,7 @@ import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
 import { focusWhenRendered } from '../focus';
 import { parseLocalDateTime, toLocalDateTimeInput } from '../format';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { baseStyles } from '../theme';
 import './bulk-recovery-progress';
 import './recovery-history';
@@ -39,6 +40,7 @@ interface Counted {
 export class BulkRecoveryElement extends LitElement {
   static override properties = {
     api: { attribute: false },
+    text: { attribute: false },
     eventTypes: { attribute: false },
     since: { state: true },
     until: { state: true },
@@ -90,6 +92,8 @@ export class BulkRecoveryElement extends LitElement {
   ];
 
   declare api: PortalApi;
+  /** The portal's words and date format. */
+  declare text: PortalText;
   declare eventTypes: readonly EventTypeOption[];
   declare private since: string;
   declare private until: string;
@@ -105,6 +109,7 @@ export class BulkRecoveryElement extends LitElement {
 
   constructor() {
     super();
+    this.text = ENGLISH;
     this.eventTypes = [];
     this.since = toLocalDateTimeInput(Date.now() - DAY_MS);
     this.until = '';
@@ -232,6 +237,7 @@ export class BulkRecoveryElement extends LitElement {
       <svc-wh-recovery-history
         exportparts="card, badge, table"
         .api=${this.api}
+        .text=${this.text}
         .followedRecovery=${this.followedRecovery}
         @follow=${(event: CustomEvent<{ recoveryId: string }>) =>
           void this.follow(event.detail.recoveryId, null, false, true)}
@@ -247,6 +253,7 @@ export class BulkRecoveryElement extends LitElement {
       html`<svc-wh-bulk-recovery-progress
         exportparts="card, badge"
         .api=${this.api}
+        .text=${this.text}
         .recoveryId=${followed.id}
         .notice=${followed.notice}
         .startedElsewhere=${followed.startedElsewhere}

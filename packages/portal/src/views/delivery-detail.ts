@@ -3,7 +3,8 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
 import { focusWhenRendered } from '../focus';
-import { formatDuration, formatTime } from '../format';
+import { formatDuration } from '../format';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { baseStyles } from '../theme';
 
 const STATUS_LABELS: Record<DeliveryStatus, string> = {
@@ -50,6 +51,7 @@ const REPLAY_MESSAGES = {
 export class DeliveryDetailElement extends LitElement {
   static override properties = {
     api: { attribute: false },
+    text: { attribute: false },
     deliveryId: { type: String, attribute: 'delivery-id' },
     delivery: { state: true },
     attempts: { state: true },
@@ -126,6 +128,8 @@ export class DeliveryDetailElement extends LitElement {
   ];
 
   declare api: PortalApi;
+  /** The portal's words and date format. */
+  declare text: PortalText;
   /** The delivery shown. */
   declare deliveryId: string;
   declare private delivery: DeliveryDetail | null;
@@ -144,6 +148,7 @@ export class DeliveryDetailElement extends LitElement {
 
   constructor() {
     super();
+    this.text = ENGLISH;
     this.deliveryId = '';
     this.delivery = null;
     this.attempts = [];
@@ -327,15 +332,15 @@ export class DeliveryDetailElement extends LitElement {
       <dt>Webhook id</dt>
       <dd><code>${delivery.webhookId}</code></dd>
       <dt>Created</dt>
-      <dd>${formatTime(delivery.createdOn)}</dd>
+      <dd>${this.text.formatTime(delivery.createdOn)}</dd>
       <dt>Delivered</dt>
-      <dd>${formatTime(delivery.deliveredAt)}</dd>
+      <dd>${this.text.formatTime(delivery.deliveredAt)}</dd>
       <dt>Next retry</dt>
-      <dd>${formatTime(delivery.nextRetryAt)}${
+      <dd>${this.text.formatTime(delivery.nextRetryAt)}${
         delivery.pausedUntil === null
           ? nothing
           : html`<br /><span class="paused" data-paused-until=${delivery.pausedUntil}>
-              Endpoint paused until ${formatTime(delivery.pausedUntil)}: the receiver failed too often in a row.
+              Endpoint paused until ${this.text.formatTime(delivery.pausedUntil)}: the receiver failed too often in a row.
               It goes at once when a test event succeeds, or when a failed delivery is replayed or recovered.</span>`
       }</dd>
       <dt>Attempts</dt>
@@ -356,7 +361,7 @@ export class DeliveryDetailElement extends LitElement {
       <h4>Attempt ${attempt.attempt}</h4>
       <dl class="facts">
         <div><dt>Trigger</dt><dd>${TRIGGER_LABELS[attempt.trigger]}</dd></div>
-        <div><dt>Started</dt><dd>${formatTime(attempt.startedAt)}</dd></div>
+        <div><dt>Started</dt><dd>${this.text.formatTime(attempt.startedAt)}</dd></div>
         <div><dt>Duration</dt><dd>${formatDuration(attempt.durationMs)}</dd></div>
         <div><dt>Result</dt><dd>${outcome}</dd></div>
       </dl>

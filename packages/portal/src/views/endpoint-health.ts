@@ -2,7 +2,7 @@ import type { EndpointHealth, WebhookConfig } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi } from '../api-client';
 import { defineView } from '../define-view';
-import { formatTime } from '../format';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { baseStyles } from '../theme';
 
 const STATE_LABELS: Record<EndpointHealth['state'], string> = {
@@ -39,6 +39,7 @@ const REASONS: Record<string, string> = {
 export class EndpointHealthElement extends LitElement {
   static override properties = {
     api: { attribute: false },
+    text: { attribute: false },
     config: { attribute: false },
     health: { state: true },
     pending: { state: true },
@@ -86,6 +87,8 @@ export class EndpointHealthElement extends LitElement {
   ];
 
   declare api: PortalApi;
+  /** The portal's words and date format. */
+  declare text: PortalText;
   /** The stored configuration; null shows the empty state and loads nothing. */
   declare config: WebhookConfig | null;
   declare private health: EndpointHealth | null;
@@ -98,6 +101,7 @@ export class EndpointHealthElement extends LitElement {
 
   constructor() {
     super();
+    this.text = ENGLISH;
     this.config = null;
     this.health = null;
     this.pending = null;
@@ -196,28 +200,28 @@ export class EndpointHealthElement extends LitElement {
     return html`
       <p role="status" aria-live="polite">
         <span class=${`badge ${badge}`} part="badge" data-state=${health.state}>${label}</span>
-        ${summary(health, this.pending)}
+        ${summary(health, this.pending, this.text)}
       </p>
       <dl>
         <dt>Failures in a row</dt>
         <dd>${health.consecutiveFailures}</dd>
         <dt>Last success</dt>
-        <dd>${formatTime(health.lastSuccessAt)}</dd>
+        <dd>${this.text.formatTime(health.lastSuccessAt)}</dd>
         <dt>Last failure</dt>
-        <dd>${formatTime(health.lastFailureAt)}</dd>
+        <dd>${this.text.formatTime(health.lastFailureAt)}</dd>
         <dt>Failing since</dt>
-        <dd>${formatTime(health.failingSince)}</dd>
+        <dd>${this.text.formatTime(health.failingSince)}</dd>
         ${
           health.pausedUntil === null
             ? nothing
             : html`<dt>Paused until</dt>
-              <dd data-paused-until=${health.pausedUntil}>${formatTime(health.pausedUntil)}</dd>`
+              <dd data-paused-until=${health.pausedUntil}>${this.text.formatTime(health.pausedUntil)}</dd>`
         }
         ${
           health.disabledAt === null
             ? nothing
             : html`<dt>Disabled at</dt>
-              <dd>${formatTime(health.disabledAt)}</dd>`
+              <dd>${this.text.formatTime(health.disabledAt)}</dd>`
         }
       </dl>
     `;
@@ -225,7 +229,7 @@ export class EndpointHealthElement extends LitElement {
 }
 
 /** The sentence after the badge; `pending` says whether a delivery waits for a retry (null: unknown). */
-function summary(health: EndpointHealth, pending: boolean | null): string {
+function summary(health: EndpointHealth, pending: boolean | null, text: PortalText): string {
   switch (health.state) {
     case 'healthy':
       if (health.lastSuccessAt !== null) return 'Deliveries get through: the last attempt got a 2xx answer.';
@@ -234,8 +238,8 @@ function summary(health: EndpointHealth, pending: boolean | null): string {
         : 'No delivery has got a 2xx answer yet; the failures before the settings were last saved no longer count.';
     case 'failing':
       if (health.pausedUntil !== null)
-        return `Paused until ${formatTime(health.pausedUntil)}: every attempt since ${formatTime(health.failingSince)} went without a 2xx answer, and the receiver failed too often in a row, so deliveries wait. A test event that succeeds, a replay or a recovery tries again at once.`;
-      return `Every attempt since ${formatTime(health.failingSince)} went without a 2xx answer. ${recourse(pending)}`;
+        return `Paused until ${text.formatTime(health.pausedUntil)}: every attempt since ${text.formatTime(health.failingSince)} went without a 2xx answer, and the receiver failed too often in a row, so deliveries wait. A test event that succeeds, a replay or a recovery tries again at once.`;
+      return `Every attempt since ${text.formatTime(health.failingSince)} went without a 2xx answer. ${recourse(pending)}`;
     default:
       if (health.disabledReason === null)
         return 'The endpoint is switched off in the settings: nothing is delivered until it is enabled.';

@@ -3,8 +3,10 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi } from '../api-client';
 import { copyText } from '../copy';
 import { defineView } from '../define-view';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { includesStandard } from '../signature-scheme';
 import { baseStyles } from '../theme';
+import { verifySnippet } from '../verify-snippet';
 
 /** A full signing secret the API returned once: on creation or rotation. */
 export interface RevealedSecret {
@@ -25,9 +27,11 @@ const CHECKED_HEADERS: Record<SignatureScheme, readonly string[]> = {
 /**
  * `<svc-wh-endpoint-secret>`: the signing secret. Shows `revealed` (the full secret the API returns once,
  * on creation or rotation) with a Copy button, beside its `whsec_` form for Standard Webhooks libraries when
- * the API gave it, or else the masked secret of the configuration; rotates the secret after an inline
- * confirmation. Fires `svc-wh-secret-rotated` (detail: the API's {@link RotatedSecret}) and
- * `svc-wh-secret-dismissed`; neither is composed.
+ * the API gave it, a short verification snippet and a link to the receiving guide, or else the masked
+ * secret of the configuration; rotates the secret after an inline confirmation. A new secret is scrolled
+ * into view, focused and announced, and stays until the agent says they stored it. Fires
+ * `svc-wh-secret-rotated` (detail: the API's {@link RotatedSecret}) and `svc-wh-secret-dismissed`;
+ * neither is composed.
  *
  * @csspart card - the secret card
  */
@@ -36,6 +40,8 @@ export class EndpointSecretElement extends LitElement {
     api: { attribute: false },
     config: { attribute: false },
     revealed: { attribute: false },
+    text: { attribute: false },
+    docsUrl: { attribute: false },
     confirming: { state: true },
     rotating: { state: true },
     rotateError: { state: true },
@@ -59,16 +65,18 @@ export class EndpointSecretElement extends LitElement {
         border-radius: var(--_radius);
         padding: var(--_space);
         margin-bottom: var(--_space);
+        scroll-margin: var(--_space);
+      }
+      .once:focus,
+      .confirm:focus {
+        outline: 3px solid var(--_focus);
+        outline-offset: 2px;
       }
       .confirm {
         border: 2px solid var(--_danger);
         border-radius: var(--_radius);
         padding: var(--_space);
         margin-top: var(--_space);
-      }
-      .confirm:focus {
-        outline: 3px solid var(--svc-wh-color-focus, #1a73e8);
-        outline-offset: 2px;
       }
       .once-actions {
         margin-top: var(--_space);
@@ -94,43 +102,59 @@ export class EndpointSecretElement extends LitElement {
         border-left: 3px solid var(--_warning);
         background: var(--_surface-alt);
       }
+      .snippet pre {
+        margin: 0 0 8px;
+        white-space: pre;
+        overflow-x: auto;
+      }
+      a {
+        color: var(--_accent);
+      }
     `,
   ];
 
   declare api: PortalApi;
   declare config: WebhookConfig;
-  /** The full secret to show this once; null shows the configuration's masked secret. */
+  /** The full secret to show until the agent confirms they stored it; null shows the masked secret. */
   declare revealed: RevealedSecret | null;
+  declare text: PortalText;
+  /** Where the link to the receiving guide goes. */
+  declare docsUrl: string;
   declare private confirming: boolean;
   declare private rotating: boolean;
   declare private rotateError: string | null;
-  /** Announced politely: copy results and a new secret. */
+  /** Announced politely: a new secret, copy results, the confirmation. */
   declare private status: string;
 
   constructor() {
     super();
     this.revealed = null;
+    this.text = ENGLISH;
+    this.docsUrl = '';
     this.confirming = false;
     this.rotating = false;
     this.rotateError = null;
     this.status = '';
   }
 
-  /** Set by a rotation, so the Copy button of the new secret takes focus once the parent shows it. */
-  private focusCopy = false;
+  /** The secret already brought into view, so a re-render (a tab switch back) does not pull the page again. */
+  private shown: RevealedSecret | null = null;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (!changed.has('revealed')) return;
-    if (this.revealed === null) this.status = '';
-    else if (this.revealed.kind === 'rotated')
-      this.status = 'A new signing secret was generated. Copy it now: it will not be shown again.';
+    if (!changed.has('revealed') || this.revealed === null || this.revealed === this.shown) return;
+    this.status = this.text.t(
+      this.revealed.kind === 'created' ? 'secret.createdAnnounce' : 'secret.rotatedAnnounce',
+    );
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('revealed') && this.revealed !== null && this.focusCopy) {
-      this.focusCopy = false;
-      this.renderRoot.querySelector<HTMLButtonElement>('#copy')?.focus();
-    }
+    if (!changed.has('revealed') || this.revealed === null || this.revealed === this.shown) return;
+    this.shown = this.revealed;
+    // Below the settings form the card starts under the fold: bring it up and give it the focus, so
+    // neither a sighted nor a screen reader user misses the one chance to copy the secret.
+    const card = this.renderRoot.querySelector<HTMLElement>('.once');
+    card?.scrollIntoView({ block: 'start' });
+    card?.focus({ preventScroll: true });
   }
 
   private async ask(): Promise<void> {
@@ -160,7 +184,6 @@ export class EndpointSecretElement extends LitElement {
     try {
       const rotated = await this.api.rotateSecret();
       this.confirming = false;
-      this.focusCopy = true;
       this.dispatchEvent(new CustomEvent<RotatedSecret>('svc-wh-secret-rotated', { detail: rotated }));
     } catch (error) {
       this.rotateError = errorMessage(error);
@@ -169,32 +192,41 @@ export class EndpointSecretElement extends LitElement {
     }
   }
 
-  /** Copies the hex secret, or its `whsec_` form; a refused clipboard selects the text instead. */
-  private async copy(form: 'hex' | 'standard'): Promise<void> {
-    const value = form === 'hex' ? this.revealed?.value : this.revealed?.standardValue;
+  /** Copies the hex secret, its `whsec_` form or the snippet; a refused clipboard selects the text instead. */
+  private async copy(form: 'hex' | 'standard' | 'snippet'): Promise<void> {
+    const revealed = this.revealed;
+    if (revealed === null) return;
+    const [value, selector] =
+      form === 'hex'
+        ? [revealed.value, '#secret-value']
+        : form === 'standard'
+          ? [revealed.standardValue, '#standard-secret-value']
+          : [verifySnippet(this.config.signatureScheme), '#snippet'];
     if (value === undefined) return;
-    const node = this.renderRoot.querySelector(form === 'hex' ? '#secret-value' : '#standard-secret-value');
-    this.status = await copyText(value, node, 'secret');
+    const what = this.text.t(form === 'snippet' ? 'copy.what.code' : 'copy.what.secret');
+    this.status = await copyText(value, this.renderRoot.querySelector(selector), what, this.text);
   }
 
   private dismiss(): void {
+    this.status = this.text.t('secret.storedAnnounce');
     this.dispatchEvent(new CustomEvent('svc-wh-secret-dismissed'));
     void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLButtonElement>('#rotate')?.focus());
   }
 
   protected override render() {
+    const t = this.text;
     const revealed = this.revealed;
     const scheme = this.config.signatureScheme;
     return html`
       <section class="card" part="card" aria-labelledby="secret-title">
-        <h2 id="secret-title">Signing secret</h2>
+        <h2 id="secret-title">${t.t('secret.title')}</h2>
         <p class="muted">
-          Your receiver checks the
-          ${CHECKED_HEADERS[scheme].map((header, index) => html`${index > 0 ? ' or ' : ''}<code>${header}</code>`)}
-          header of every delivery with this secret.
+          ${t.t('secret.checks.before')}
+          ${CHECKED_HEADERS[scheme].map((header, index) => html`${index > 0 ? ` ${t.t('secret.checks.or')} ` : ''}<code>${header}</code>`)}
+          ${t.t('secret.checks.after')}
         </p>
         ${revealed === null ? this.renderMasked(scheme) : this.renderRevealed(revealed)}
-        <p role="status" aria-live="polite">${this.status}</p>
+        <p id="secret-status" role="status" aria-live="polite">${this.status}</p>
         ${
           this.confirming
             ? html`<div
@@ -204,23 +236,22 @@ export class EndpointSecretElement extends LitElement {
               tabindex="-1"
               @keydown=${this.onConfirmKey}
             >
-              <p id="rotate-question">
-                <strong>Rotate the secret?</strong> The current secret stops signing at once, also for deliveries
-                already queued. Update your receiver with the new secret right away.
-              </p>
+              <p id="rotate-question"><strong>${t.t('secret.rotateQuestion')}</strong> ${t.t('secret.rotateDetail')}</p>
               <div class="row">
                 <button type="button" class="danger" ?disabled=${this.rotating} @click=${this.rotate}>
-                  ${this.rotating ? 'Rotating…' : 'Confirm rotation'}
+                  ${this.rotating ? t.t('secret.rotating') : t.t('secret.rotateConfirm')}
                 </button>
-                <button type="button" class="secondary" ?disabled=${this.rotating} @click=${this.cancel}>Cancel</button>
+                <button type="button" class="secondary" ?disabled=${this.rotating} @click=${this.cancel}>
+                  ${t.t('secret.cancel')}
+                </button>
               </div>
             </div>`
-            : html`<button id="rotate" type="button" class="secondary" @click=${this.ask}>Rotate secret</button>`
+            : html`<button id="rotate" type="button" class="secondary" @click=${this.ask}>${t.t('secret.rotate')}</button>`
         }
         ${
           this.rotateError === null
             ? nothing
-            : html`<p class="state error" role="alert">The secret could not be rotated: ${this.rotateError}</p>`
+            : html`<p class="state error" role="alert">${t.t('secret.rotateError', { message: this.rotateError })}</p>`
         }
       </section>
     `;
@@ -228,54 +259,51 @@ export class EndpointSecretElement extends LitElement {
 
   private renderMasked(scheme: SignatureScheme) {
     return html`<div class="current">
-      <p>Current secret (masked):</p>
+      <p>${this.text.t('secret.masked')}</p>
       <code class="secret" data-secret="masked">${this.config.signingSecret}</code>
       ${
         includesStandard(scheme)
-          ? html`<p class="muted standard-hint">
-            Standard Webhooks libraries take the secret's <code>whsec_</code> form, shown beside it when the
-            secret is created or rotated. From the hex secret you stored, <code>toStandardSecret()</code> of
-            <code>@svc/webhooks-verify</code> gives it.
-          </p>`
+          ? html`<p class="muted standard-hint">${this.text.t('secret.maskedStandardHint')}</p>`
           : nothing
       }
     </div>`;
   }
 
   private renderRevealed(revealed: RevealedSecret) {
-    const title = revealed.kind === 'created' ? 'Your signing secret' : 'Your new signing secret';
-    const once = html`<p>
-      <strong>Copy it now: it won't be shown again.</strong> Store it where your receiver can read it.
-    </p>`;
-    const dismiss = html`<button type="button" class="secondary" @click=${this.dismiss}>I have stored it</button>`;
-    if (revealed.standardValue === undefined)
-      return html`<div class="once" role="group" aria-labelledby="once-title">
-        <h3 id="once-title">${title}</h3>
-        ${once}
+    const t = this.text;
+    const standard = revealed.standardValue !== undefined;
+    return html`<div class="once" role="group" aria-labelledby="once-title" aria-describedby="once-warning" tabindex="-1">
+      <h3 id="once-title">${t.t(revealed.kind === 'created' ? 'secret.createdTitle' : 'secret.rotatedTitle')}</h3>
+      <p id="once-warning"><strong>${t.t('secret.once')}</strong> ${t.t('secret.onceDetail')}</p>
+      <div class="form">
+        ${standard ? html`<p class="form-label">${t.t('secret.hexLabel')}</p>` : nothing}
         <code id="secret-value" class="secret" data-secret="full">${revealed.value}</code>
-        <div class="row once-actions">
-          <button id="copy" type="button" @click=${() => this.copy('hex')}>Copy secret</button>
-          ${dismiss}
+        <button id="copy" type="button" @click=${() => this.copy('hex')}>
+          ${t.t(standard ? 'secret.copyHex' : 'secret.copy')}
+        </button>
+      </div>
+      ${
+        standard
+          ? html`<div class="form">
+              <p class="form-label">${t.t('secret.standardLabel')}</p>
+              <code id="standard-secret-value" class="secret" data-secret="standard">${revealed.standardValue}</code>
+              <button type="button" @click=${() => this.copy('standard')}>${t.t('secret.copyStandard')}</button>
+            </div>
+            <p class="mix-up">${t.t('secret.mixUp')}</p>`
+          : nothing
+      }
+      <div class="snippet">
+        <p class="form-label">${t.t('secret.snippetTitle')}</p>
+        <p class="muted">${t.t('secret.snippetHint')}</p>
+        <pre id="snippet" tabindex="0" role="region" aria-label=${t.t('secret.snippetTitle')}>${verifySnippet(this.config.signatureScheme)}</pre>
+        <div class="row">
+          <button type="button" class="secondary" @click=${() => this.copy('snippet')}>${t.t('secret.copySnippet')}</button>
+          ${this.docsUrl === '' ? nothing : html`<a href=${this.docsUrl} target="_blank" rel="noopener noreferrer">${t.t('secret.docsLink')}</a>`}
         </div>
-      </div>`;
-    return html`<div class="once" role="group" aria-labelledby="once-title">
-      <h3 id="once-title">${title}</h3>
-      ${once}
-      <div class="form">
-        <p class="form-label">Hex, for <code>X-Service-Signature</code> and <code>@svc/webhooks-verify</code></p>
-        <code id="secret-value" class="secret" data-secret="full">${revealed.value}</code>
-        <button id="copy" type="button" @click=${() => this.copy('hex')}>Copy hex secret</button>
       </div>
-      <div class="form">
-        <p class="form-label">The same secret for Standard Webhooks libraries</p>
-        <code id="standard-secret-value" class="secret" data-secret="standard">${revealed.standardValue}</code>
-        <button type="button" @click=${() => this.copy('standard')}>Copy whsec_ secret</button>
+      <div class="row once-actions">
+        <button id="stored" type="button" class="secondary" @click=${this.dismiss}>${t.t('secret.stored')}</button>
       </div>
-      <p class="mix-up">
-        Never paste the hex form into a Standard Webhooks library: it would read it as another key, and no
-        signature would match.
-      </p>
-      <div class="row once-actions">${dismiss}</div>
     </div>`;
   }
 }

@@ -4,6 +4,7 @@ import { type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
 import { focusWhenRendered } from '../focus';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { includesStandard } from '../signature-scheme';
 import { baseStyles } from '../theme';
 
@@ -70,6 +71,7 @@ interface SaveError {
 export class EndpointSettingsElement extends LitElement {
   static override properties = {
     api: { attribute: false },
+    text: { attribute: false },
     eventTypes: { attribute: false },
     config: { attribute: false },
     url: { state: true },
@@ -182,6 +184,8 @@ export class EndpointSettingsElement extends LitElement {
   ];
 
   declare api: PortalApi;
+  /** The portal's words and date format. */
+  declare text: PortalText;
   declare eventTypes: readonly EventTypeOption[];
   /** The stored configuration; null when the agency has none yet (the form then creates it). */
   declare config: WebhookConfig | null;
@@ -197,6 +201,7 @@ export class EndpointSettingsElement extends LitElement {
 
   constructor() {
     super();
+    this.text = ENGLISH;
     this.eventTypes = [];
     this.config = null;
     this.url = '';
@@ -273,8 +278,9 @@ export class EndpointSettingsElement extends LitElement {
         asymmetricSignatures: this.signsAsymmetric,
       });
       this.savedNotice = created ? 'Endpoint created.' : 'Changes saved.';
-      // The Save button was disabled while saving, which dropped the focus: the notice takes it.
-      void focusWhenRendered(this, '#saved-notice');
+      // The Save button was disabled while saving, which dropped the focus: the notice takes it, unless
+      // this created the endpoint, whose one-time secret card takes it instead.
+      if (!created) void focusWhenRendered(this, '#saved-notice');
       this.dispatchEvent(
         new CustomEvent<ConfigSavedDetail>('svc-wh-config-saved', { detail: { config, created } }),
       );

@@ -3,7 +3,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi } from '../api-client';
 import { copyText } from '../copy';
 import { defineView } from '../define-view';
-import { formatTime } from '../format';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { baseStyles } from '../theme';
 
 /** Detail of `svc-wh-signing-key-rotated`: the API's answer, every key still published after the rotation. */
@@ -31,6 +31,7 @@ const AGENCY_PLACEHOLDER = '<your agency id>';
 export class EndpointSigningKeysElement extends LitElement {
   static override properties = {
     api: { attribute: false },
+    text: { attribute: false },
     config: { attribute: false },
     agencyId: { attribute: false },
     confirming: { state: true },
@@ -107,7 +108,7 @@ export class EndpointSigningKeysElement extends LitElement {
         margin-top: var(--_space);
       }
       .confirm:focus {
-        outline: 3px solid var(--svc-wh-color-focus, #1a73e8);
+        outline: 3px solid var(--_focus);
         outline-offset: 2px;
       }
       fieldset {
@@ -131,6 +132,8 @@ export class EndpointSigningKeysElement extends LitElement {
   ];
 
   declare api: PortalApi;
+  /** The portal's words and date format. */
+  declare text: PortalText;
   declare config: WebhookConfig;
   /** The agency's id, for the JWKS address; null shows a placeholder in its place. */
   declare agencyId: string | null;
@@ -145,6 +148,7 @@ export class EndpointSigningKeysElement extends LitElement {
 
   constructor() {
     super();
+    this.text = ENGLISH;
     this.agencyId = null;
     this.confirming = false;
     this.overlap = 'day';
@@ -167,7 +171,7 @@ export class EndpointSigningKeysElement extends LitElement {
   }
 
   private async copy(value: string, selector: string, what: string): Promise<void> {
-    this.status = await copyText(value, this.renderRoot.querySelector(selector), what);
+    this.status = await copyText(value, this.renderRoot.querySelector(selector), what, this.text);
   }
 
   private async ask(): Promise<void> {
@@ -200,7 +204,7 @@ export class EndpointSigningKeysElement extends LitElement {
       const overlapMs = OVERLAPS[this.overlap].ms;
       const { signingPublicKeys } = await this.api.rotateSigningKey(overlapMs);
       this.confirming = false;
-      this.status = rotatedMessage(signingPublicKeys, overlapMs);
+      this.status = rotatedMessage(signingPublicKeys, overlapMs, this.text);
       this.focusActive = true;
       this.dispatchEvent(
         new CustomEvent<SigningKeyRotatedDetail>('svc-wh-signing-key-rotated', {
@@ -255,12 +259,12 @@ export class EndpointSigningKeysElement extends LitElement {
       <div class="key-head">
         <code>${key.kid}</code>
         <span class=${`badge ${active ? 'healthy' : 'retiring'}`} part="badge">
-          ${active ? 'Active' : `Retiring until ${formatTime(key.expiresAt)}`}
+          ${active ? 'Active' : `Retiring until ${this.text.formatTime(key.expiresAt)}`}
         </span>
       </div>
       <code id=${`key-${index}`} class="value" data-public-key>${key.publicKey}</code>
       <div class="key-foot">
-        <p class="muted">Created ${formatTime(key.createdAt)}</p>
+        <p class="muted">Created ${this.text.formatTime(key.createdAt)}</p>
         <button type="button" class="secondary" @click=${() => this.copy(key.publicKey, `#key-${index}`, 'public key')}>
           Copy public key<span class="visually-hidden"> ${key.kid}</span>
         </button>
@@ -311,11 +315,11 @@ export class EndpointSigningKeysElement extends LitElement {
  * What a rotation did, in words: the new key, and until when the previous one still signs (the latest
  * retirement in the list, since the key just retired is the last to go).
  */
-function rotatedMessage(keys: readonly SigningPublicKey[], overlapMs: number): string {
+function rotatedMessage(keys: readonly SigningPublicKey[], overlapMs: number, text: PortalText): string {
   const retiring = keys.flatMap((key) => (key.expiresAt === null ? [] : [key.expiresAt]));
   if (overlapMs === 0 || retiring.length === 0)
     return 'A new signing key is active. The previous key no longer signs.';
-  return `A new signing key is active. The previous key keeps signing until ${formatTime(Math.max(...retiring))}.`;
+  return `A new signing key is active. The previous key keeps signing until ${text.formatTime(Math.max(...retiring))}.`;
 }
 
 defineView('svc-wh-endpoint-signing-keys', EndpointSigningKeysElement);

@@ -3,6 +3,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { type PortalApi, PortalApiError } from '../api-client';
 import { defineView } from '../define-view';
 import { focusWhenRendered } from '../focus';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { baseStyles } from '../theme';
 
 /** The select's value for the built-in `webhook_test` event: the API sends it when no event type is given. */
@@ -19,6 +20,7 @@ const BUILT_IN_TEST = '';
 export class EndpointTestSendElement extends LitElement {
   static override properties = {
     api: { attribute: false },
+    text: { attribute: false },
     config: { attribute: false },
     eventType: { state: true },
     sending: { state: true },
@@ -46,6 +48,8 @@ export class EndpointTestSendElement extends LitElement {
   ];
 
   declare api: PortalApi;
+  /** The portal's words and date format. */
+  declare text: PortalText;
   /** The stored configuration; null disables the form. */
   declare config: WebhookConfig | null;
   declare private eventType: string;
@@ -55,6 +59,7 @@ export class EndpointTestSendElement extends LitElement {
 
   constructor() {
     super();
+    this.text = ENGLISH;
     this.config = null;
     this.eventType = BUILT_IN_TEST;
     this.sending = false;

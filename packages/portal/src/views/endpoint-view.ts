@@ -3,6 +3,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi } from '../api-client';
 import { defineView } from '../define-view';
 import type { EventTypeOption } from '../event-type-option';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { baseStyles } from '../theme';
 import type { EndpointHealthElement } from './endpoint-health';
 import type { RevealedSecret } from './endpoint-secret';
@@ -17,8 +18,10 @@ import './endpoint-test-send';
 /**
  * `<svc-wh-endpoint-view>`: the Endpoint tab. Loads the agency's configuration and lays out its settings
  * form (the "no endpoint yet" state when there is none), signing secret, Ed25519 public keys (when the
- * agency signs with them), test send and health. It holds the configuration and the once-shown full
- * secret; the parts below it only render and call the API.
+ * agency signs with them), test send and health. It holds the configuration; the once-shown full secret
+ * is the portal's (`revealed`), so a tab switch does not lose it: this view asks for it to be set with
+ * `svc-wh-revealed` (detail: the {@link RevealedSecret}, or null once the agent stored it). The parts
+ * below it only render and call the API.
  *
  * @csspart card - each block
  * @csspart badge - state and result badges
@@ -30,7 +33,9 @@ export class EndpointViewElement extends LitElement {
     agencyId: { attribute: false },
     config: { state: true },
     loadError: { state: true },
-    revealed: { state: true },
+    revealed: { attribute: false },
+    text: { attribute: false },
+    docsUrl: { attribute: false },
   };
 
   static override styles = [
@@ -61,7 +66,10 @@ export class EndpointViewElement extends LitElement {
   declare private config: WebhookConfig | null | undefined;
   declare private loadError: string | null;
   /** The full secret of a creation or rotation: the API returns it once, so it lives only in this page. */
-  declare private revealed: RevealedSecret | null;
+  declare revealed: RevealedSecret | null;
+  declare text: PortalText;
+  /** Where the secret card links for the receiving guide. */
+  declare docsUrl: string;
   /** Answers for an older API client (the host changed the token) are dropped. */
   private loadedFor: PortalApi | null = null;
 
@@ -72,6 +80,12 @@ export class EndpointViewElement extends LitElement {
     this.config = undefined;
     this.loadError = null;
     this.revealed = null;
+    this.text = ENGLISH;
+    this.docsUrl = '';
+  }
+
+  private reveal(revealed: RevealedSecret | null): void {
+    this.dispatchEvent(new CustomEvent<RevealedSecret | null>('svc-wh-revealed', { detail: revealed }));
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -109,11 +123,11 @@ export class EndpointViewElement extends LitElement {
       this.refreshHealth();
       return;
     }
-    this.revealed = {
+    this.reveal({
       value: config.signingSecret,
       standardValue: config.standardSigningSecret,
       kind: 'created',
-    };
+    });
     // A creation answers with the full secret; the page keeps only the masked one once the reveal is gone.
     const { standardSigningSecret: _, ...rest } = config;
     this.config = (await this.readBack()) ?? { ...rest, signingSecret: 'service_whsec_********' };
@@ -121,7 +135,7 @@ export class EndpointViewElement extends LitElement {
 
   private async onRotated(event: CustomEvent<RotatedSecret>): Promise<void> {
     const { signingSecret, standardSigningSecret } = event.detail;
-    this.revealed = { value: signingSecret, standardValue: standardSigningSecret, kind: 'rotated' };
+    this.reveal({ value: signingSecret, standardValue: standardSigningSecret, kind: 'rotated' });
     const config = await this.readBack();
     if (config !== null) this.config = config;
   }
@@ -151,6 +165,7 @@ export class EndpointViewElement extends LitElement {
             .api=${this.api}
             .eventTypes=${this.eventTypes}
             .config=${config}
+            .text=${this.text}
             @svc-wh-config-saved=${this.onSaved}
           ></svc-wh-endpoint-settings>
           ${
@@ -161,10 +176,10 @@ export class EndpointViewElement extends LitElement {
                 .api=${this.api}
                 .config=${config}
                 .revealed=${this.revealed}
+                .text=${this.text}
+                .docsUrl=${this.docsUrl}
                 @svc-wh-secret-rotated=${this.onRotated}
-                @svc-wh-secret-dismissed=${() => {
-                  this.revealed = null;
-                }}
+                @svc-wh-secret-dismissed=${() => this.reveal(null)}
               ></svc-wh-endpoint-secret>`
           }
           ${
@@ -175,16 +190,23 @@ export class EndpointViewElement extends LitElement {
                 .api=${this.api}
                 .config=${config}
                 .agencyId=${this.agencyId}
+                .text=${this.text}
                 @svc-wh-signing-key-rotated=${this.onSigningKeyRotated}
               ></svc-wh-endpoint-signing-keys>`
           }
         </div>
         <div class="column">
-          <svc-wh-endpoint-health exportparts="card, badge" .api=${this.api} .config=${config}></svc-wh-endpoint-health>
+          <svc-wh-endpoint-health
+            exportparts="card, badge"
+            .api=${this.api}
+            .config=${config}
+            .text=${this.text}
+          ></svc-wh-endpoint-health>
           <svc-wh-endpoint-test-send
             exportparts="card, badge"
             .api=${this.api}
             .config=${config}
+            .text=${this.text}
             @svc-wh-test-sent=${this.refreshHealth}
           ></svc-wh-endpoint-test-send>
         </div>

@@ -2,7 +2,7 @@ import type { Recovery } from '@svc/webhooks-core';
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { errorMessage, type PortalApi, pageLimit } from '../api-client';
 import { defineView } from '../define-view';
-import { formatTime, formatTimeParts } from '../format';
+import { ENGLISH, type PortalText } from '../portal-text';
 import { baseStyles } from '../theme';
 import { recoveryStatusBadge } from './recovery-status';
 
@@ -19,6 +19,7 @@ import { recoveryStatusBadge } from './recovery-status';
 export class RecoveryHistoryElement extends LitElement {
   static override properties = {
     api: { attribute: false },
+    text: { attribute: false },
     pageSize: { type: Number, attribute: 'page-size' },
     followedRecovery: { attribute: false },
     recoveries: { state: true },
@@ -100,6 +101,8 @@ export class RecoveryHistoryElement extends LitElement {
   ];
 
   declare api: PortalApi;
+  /** The portal's words and date format. */
+  declare text: PortalText;
   /** Recoveries per page, 1 to 100. @default 10 */
   declare pageSize: number;
   /** The recovery the page follows, as its progress last read it; null when it follows none. */
@@ -115,6 +118,7 @@ export class RecoveryHistoryElement extends LitElement {
 
   constructor() {
     super();
+    this.text = ENGLISH;
     this.pageSize = 10;
     this.followedRecovery = null;
     this.recoveries = [];
@@ -260,20 +264,20 @@ export class RecoveryHistoryElement extends LitElement {
   }
 
   private renderRow(recovery: Recovery) {
-    const created = formatTime(recovery.createdAt);
+    const created = this.text.formatTime(recovery.createdAt);
     return html`<tr data-recovery-id=${recovery.id}>
-      <th scope="row" class="two-lines" tabindex="-1">${renderTime(recovery.createdAt)}</th>
+      <th scope="row" class="two-lines" tabindex="-1">${renderTime(recovery.createdAt, this.text)}</th>
       <td>
         <div class="status">${recoveryStatusBadge(recovery.status)}${this.renderFollow(recovery, created)}</div>
       </td>
       <td>${recovery.replayed} of ${recovery.matched}</td>
       <td class="two-lines">
-        <span>${formatTime(recovery.since)}<span aria-hidden="true"> →</span><span class="visually-hidden"> to</span></span>
-        <span>${formatTime(recovery.until)}</span>
+        <span>${this.text.formatTime(recovery.since)}<span aria-hidden="true"> →</span><span class="visually-hidden"> to</span></span>
+        <span>${this.text.formatTime(recovery.until)}</span>
       </td>
       <td class="wraps">${renderEventTypes(recovery.eventTypes)}</td>
       <td class="two-lines">
-        ${recovery.completedAt === null ? html`<span class="muted">—</span>` : renderTime(recovery.completedAt)}
+        ${recovery.completedAt === null ? html`<span class="muted">—</span>` : renderTime(recovery.completedAt, this.text)}
       </td>
     </tr>`;
   }
@@ -294,8 +298,8 @@ function renderEventTypes(eventTypes: readonly string[] | null) {
   return eventTypes.map((type, index) => html`<span><code>${type}</code>${index < last ? ',' : ''}</span> `);
 }
 
-function renderTime(epochMs: number) {
-  const { date, time } = formatTimeParts(epochMs);
+function renderTime(epochMs: number, text: PortalText) {
+  const { date, time } = text.formatTimeParts(epochMs);
   return html`<time datetime=${new Date(epochMs).toISOString()}><span>${date}</span> <span>${time}</span></time>`;
 }
 
