@@ -1,7 +1,7 @@
 import { jobCancelled, startTestReceiver } from '@svc/test-support';
 import { createWebhookService, createWorker } from '@svc/webhooks-core';
-import { createRedisWebhooks } from '@svc/webhooks-redis';
 import { Cluster } from 'ioredis';
+import { createRedisWebhooks } from '../../packages/redis/src/index';
 import { percentile } from './cluster-nodes';
 
 /** One measurement of the linked pair on the cluster, with or without `durability`. */
