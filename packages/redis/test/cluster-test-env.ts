@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Cluster, type ClusterOptions, Redis } from 'ioredis';
+import { Cluster, type ClusterOptions, type Redis } from 'ioredis';
 import { describe } from 'vitest';
 
 /**
@@ -20,7 +20,9 @@ async function probeCluster(): Promise<boolean> {
   if (CLUSTER_NODES.length === 0) {
     const message = 'REDIS_CLUSTER_NODES is not set.';
     if (process.env.CI === 'true') throw new Error(`${message} CI=true: the Redis Cluster tests must run.`);
-    console.warn(`\n!!! ${message} SKIPPING the Redis Cluster suites (start one with .ci/redis-cluster.sh).\n`);
+    console.warn(
+      `\n!!! ${message} SKIPPING the Redis Cluster suites (start one with .ci/redis-cluster.sh).\n`,
+    );
     return false;
   }
   const cluster = connectTestCluster({ clusterRetryStrategy: () => null });

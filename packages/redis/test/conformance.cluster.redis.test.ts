@@ -43,7 +43,10 @@ function siblingsOn(prefix: string): { open: () => RedisDeliveryQueue; close: ()
 if (cluster) {
   describeStoreConformance('Redis Cluster', () => {
     const prefix = uniqueUntaggedPrefix('cluster-store');
-    return { store: createRedisStore({ redis: cluster, prefix }), teardown: () => removeClusterKeys(cluster, prefix) };
+    return {
+      store: createRedisStore({ redis: cluster, prefix }),
+      teardown: () => removeClusterKeys(cluster, prefix),
+    };
   });
 
   describeQueueConformance('Redis Cluster', () => {
