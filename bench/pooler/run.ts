@@ -68,7 +68,7 @@ interface RunResult {
   reported: string[];
 }
 
-async function measure(setup: Setup, receiver: TimingReceiver): Promise<RunResult> {
+async function measure(setup: Setup, receiver: TimingReceiver, run = RUN): Promise<RunResult> {
   const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
   await freshSchema(admin, SCHEMA);
   const pool = new pg.Pool({ connectionString: setup.url, max: 16 });
@@ -91,7 +91,7 @@ async function measure(setup: Setup, receiver: TimingReceiver): Promise<RunResul
     await worker.start();
     const sentAt = new Map<string, number>();
     const emitErrors: string[] = [];
-    const total = await paced(RUN, (n) => {
+    const total = await paced(run, (n) => {
       sentAt.set(`job-${n}`, epochNow());
       webhooks.emit(cancelledJob(agencies[n % agencies.length]!, n)).catch((error: unknown) => {
         sentAt.delete(`job-${n}`);
@@ -100,7 +100,7 @@ async function measure(setup: Setup, receiver: TimingReceiver): Promise<RunResul
     });
     await drained(receiver.arrivals, total - emitErrors.length);
     return {
-      summary: summarize(latencies(sentAt, receiver.arrivals, RUN.rate)),
+      summary: summarize(latencies(sentAt, receiver.arrivals, run.rate)),
       load: loadavg()[0]!,
       emitted: total,
       delivered: receiver.arrivals.size,
@@ -123,6 +123,8 @@ async function main(): Promise<void> {
   const receiver = await startTimingReceiver();
   const results = new Map<string, RunResult[]>(SETUPS.map((setup) => [setup.name, []]));
   try {
+    // Untimed warm-up of every setup (JIT, TLS sessions, PgBouncer's server connections).
+    for (const setup of SETUPS) await measure(setup, receiver, { rate: RUN.rate, seconds: 3 });
     for (let round = 1; round <= ROUNDS; round++) {
       for (const setup of SETUPS) {
         const result = await measure(setup, receiver);
