@@ -2,7 +2,7 @@ import { pbkdf2 } from 'node:crypto';
 import { startDnsServer, type TestDnsServer } from '@svc/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../src/errors';
-import { combinedFailure, createDnsResolver } from '../src/transport/dns-resolver';
+import { combinedFailure, createDnsResolver, MAX_LOOKUPS_IN_FLIGHT } from '../src/transport/dns-resolver';
 
 let dns: TestDnsServer;
 
@@ -108,9 +108,11 @@ describe('createDnsResolver against a real DNS server on the loopback', () => {
     const later = resolve('later.hooks.test');
     expect((await dead).code).toBe('ETIMEOUT');
     expect(await later).toEqual([{ address: '93.184.216.34', family: 4, ttl: 300 }]);
+    // The retries sent while the channel was still in use (1 s in) have landed by now.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     const askedWhileWaited = dns.queries('dead.hooks.test');
-    // Nobody waits on the dead name's queries any more: c-ares's next retry (3.5 s in) never goes out.
-    await new Promise((resolve) => setTimeout(resolve, 3800 - (performance.now() - started)));
+    // Nobody waits on the dead name's queries any more: c-ares's next retry (3 s in) never goes out.
+    await new Promise((resolve) => setTimeout(resolve, 3300 - (performance.now() - started)));
     expect(dns.queries('dead.hooks.test')).toBe(askedWhileWaited);
   });
 
@@ -121,6 +123,22 @@ describe('createDnsResolver against a real DNS server on the loopback', () => {
       { address: '93.184.216.34', family: 4, ttl: 60 },
     ]);
     expect(dns.queries('lossy.hooks.test', 'A')).toBe(2);
+  });
+
+  it(`at most ${MAX_LOOKUPS_IN_FLIGHT} lookups query at once; the others wait their turn, and all resolve`, async () => {
+    const arrivals: number[] = [];
+    dns.set('*.turns.hooks.test', () => {
+      arrivals.push(performance.now());
+      return { a: ['93.184.216.34'], ttl: 60, delayMs: 300 };
+    });
+    const resolve = resolverFor(5000);
+    const started = performance.now();
+    const names = Array.from({ length: 150 }, (_, i) => `n${i}.turns.hooks.test`);
+    const answers = await Promise.all(names.map((name) => resolve(name)));
+    expect(answers.every((answer) => answer[0]?.address === '93.184.216.34')).toBe(true);
+    // No lookup ends before its answers, 300 ms after its queries: until then only the first turn's went out.
+    expect(arrivals.filter((at) => at - started < 300).length).toBeLessThanOrEqual(2 * MAX_LOOKUPS_IN_FLIGHT);
+    expect(arrivals.length).toBeGreaterThanOrEqual(2 * names.length);
   });
 
   it('when AAAA never answers, the A answer is used after a short wait, not the whole timeout', async () => {

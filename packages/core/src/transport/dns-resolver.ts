@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns/promises';
+import { performance } from 'node:perf_hooks';
 import { InvalidOptionError } from '../errors';
 
 /*
@@ -66,18 +67,26 @@ const OTHER_FAMILY_WAIT_MS = 200;
 /**
  * How long c-ares waits for an answer before it sends the query again, in ms
  * (doubled at each retry; the lookup's own timeout ends it all). Its default,
- * 2 s, is what a lost UDP datagram costs: a cold worker looking up a few
- * hundred names at once sends twice as many queries in one burst, more than a
- * socket's default receive buffer holds while an event loop is busy, and the
- * ones dropped (at the server's socket or at ours) were each asked again only
- * 2 s later. With 200 concurrent lookups of the loopback DNS server, a third of
- * them waited for that retry: all took 2.1 s, and 0.6 s with this value
- * (docs/benchmarks.md, section "DNS"). A server slower than this gets a
- * duplicate query, which costs it one more answer.
+ * 2 s, is what a lost UDP datagram costs, and a cold worker's first lookups
+ * lost some: a few hundred names looked up at once sent twice as many queries
+ * in one burst, more than a socket's default receive buffer held, and the ones
+ * dropped were asked again 2 s later. Lookups now go in turns (below), and a
+ * datagram lost anyway costs 1 s. Not less: c-ares ignores the answer to a
+ * query it has sent again, so a server slower than this pays one more wait.
  */
-const RETRANSMIT_MS = 500;
-/** Sends of one query, the first included: retries at 0.5, 1.5 and 3.5 s, within the default lookup timeout. */
-const QUERY_TRIES = 4;
+const RETRANSMIT_MS = 1000;
+/** Sends of one query, the first included: retries at 1 s and 3 s, within the default lookup timeout. */
+const QUERY_TRIES = 3;
+
+/**
+ * Lookups that query at once, at most; the others wait their turn, in order.
+ * 64 lookups send 128 queries (A and AAAA), half of the 256 datagrams a
+ * default receive buffer held on the loopback before it dropped the rest: a
+ * cold worker's first lookups of a few hundred names go out in waves of a
+ * round trip each instead of one burst of which a third was lost and asked
+ * again. The wait counts against the lookup's own timeout.
+ */
+export const MAX_LOOKUPS_IN_FLIGHT = 64;
 
 /** Seconds the RFC 6761 localhost answer may be reused: it never changes. */
 const LOCALHOST_TTL = 300;
@@ -169,8 +178,16 @@ function createChannels(servers: string[] | undefined) {
 
 type Channels = ReturnType<typeof createChannels>;
 
-/** Queries A and AAAA in parallel and settles by the deadline, whatever the queries still do. */
-function queryBoth(hostname: string, channels: Channels, timeoutMs: number): Promise<ResolvedAddress[]> {
+/**
+ * Queries A and AAAA in parallel and settles after `leftMs`, whatever the queries
+ * still do; `timeoutMs` is the whole lookup's, its turn's wait included, as the error says.
+ */
+function queryBoth(
+  hostname: string,
+  channels: Channels,
+  leftMs: number,
+  timeoutMs: number,
+): Promise<ResolvedAddress[]> {
   const channel = channels.take();
   return new Promise((resolve, reject) => {
     const results: [FamilyResult, FamilyResult] = [{ state: 'pending' }, { state: 'pending' }];
@@ -190,7 +207,7 @@ function queryBoth(hostname: string, channels: Channels, timeoutMs: number): Pro
         reject(dnsError('ETIMEOUT', hostname, `No DNS answer within ${timeoutMs} ms`));
       } else reject(dnsError('ENODATA', hostname, 'No A or AAAA record'));
     };
-    const deadline = setTimeout(finish, timeoutMs);
+    const deadline = setTimeout(finish, leftMs);
     const settle = (index: 0 | 1, result: FamilyResult): void => {
       if (settled) return;
       results[index] = result;
@@ -210,9 +227,31 @@ function queryBoth(hostname: string, channels: Channels, timeoutMs: number): Pro
   });
 }
 
+/** Runs lookups at most `limit` at once, in the order asked; see {@link MAX_LOOKUPS_IN_FLIGHT}. */
+function createLookupTurns(limit: number) {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const ended = (): void => {
+    running -= 1;
+    waiting.shift()?.();
+  };
+  return <T>(start: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const go = () => {
+        running += 1;
+        const lookup = start();
+        lookup.then(ended, ended);
+        lookup.then(resolve, reject);
+      };
+      if (running < limit) go();
+      else waiting.push(go);
+    });
+}
+
 /**
  * Creates the default resolver of the URL policy: c-ares (never the libuv
- * thread pool), A and AAAA queried in parallel, each lookup ended at
+ * thread pool), A and AAAA queried in parallel, at most
+ * {@link MAX_LOOKUPS_IN_FLIGHT} lookups at once, each ended at
  * `timeoutMs` (its queries cancelled, without touching other lookups'),
  * every address with its record's TTL. IPv4 addresses come
  * first. `localhost` names answer 127.0.0.1 and ::1 without a query.
@@ -226,6 +265,8 @@ function queryBoth(hostname: string, channels: Channels, timeoutMs: number): Pro
  */
 export function createDnsResolver(options: DnsResolverOptions): HostResolver {
   const channels = createChannels(options.servers ? validatedServers(options.servers) : undefined);
+  const inTurn = createLookupTurns(MAX_LOOKUPS_IN_FLIGHT);
+  const { timeoutMs } = options;
   return (hostname) => {
     if (isLocalhostName(hostname)) {
       return Promise.resolve([
@@ -233,6 +274,12 @@ export function createDnsResolver(options: DnsResolverOptions): HostResolver {
         { address: '::1', family: 6, ttl: LOCALHOST_TTL },
       ]);
     }
-    return queryBoth(hostname, channels, options.timeoutMs);
+    const askedAt = performance.now();
+    return inTurn(() => {
+      const leftMs = timeoutMs - (performance.now() - askedAt);
+      return leftMs > 0
+        ? queryBoth(hostname, channels, leftMs, timeoutMs)
+        : Promise.reject(dnsError('ETIMEOUT', hostname, `No DNS answer within ${timeoutMs} ms`));
+    });
   };
 }

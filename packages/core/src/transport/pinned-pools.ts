@@ -50,9 +50,9 @@ export const TRANSPORT_CLOSED_MESSAGE =
  * open past `idleMs`. Test sends use a one-shot connection that is closed after
  * its answer, so a tenant trying origins leaves nothing behind.
  *
- * A herd of connects to a pool that has no TLS session yet makes a few full
- * handshakes, not one per connection: past the first few, they wait for a
- * session and resume it (resumption-gate.ts). Resuming costs a connect little
+ * A herd of connects to a pool that has no TLS session yet makes one full
+ * handshake, not one per connection: the others wait for its session and
+ * resume it (resumption-gate.ts). Resuming costs a connect little
  * CPU of its own (tls-connector.ts), and sessions outlive pools: a pool that
  * replaces another, or comes back after an idle one was swept, resumes its
  * origin's last session from its first connect and holds nothing. However many
