@@ -29,6 +29,8 @@ const PGBOUNCER_URL = process.env.PGBOUNCER_URL ?? 'postgres://postgres@127.0.0.
 const SCHEMA = 'bench_pooler';
 const RUN = { rate: 100, seconds: 20 };
 const ROUNDS = Number(process.env.BENCH_POOLER_ROUNDS ?? 3);
+/** Only the setups whose name contains this (all when unset), for a quick look at one. */
+const ONLY = process.env.BENCH_POOLER_ONLY ?? '';
 /** Bar: with the defaults through PgBouncer, p99 under this. */
 const DEFAULTS_P99_BAR_MS = 100;
 /** Bar: without LISTEN (the fallback poll), p99 under this. */
@@ -41,7 +43,7 @@ interface Setup {
   worker: WorkerOptions;
 }
 
-const SETUPS: Setup[] = [
+const ALL_SETUPS: Setup[] = [
   { name: 'PgBouncer, defaults (polls every 50 ms)', url: PGBOUNCER_URL, adapters: {}, worker: {} },
   {
     name: 'PgBouncer, `listen` on a direct connection',
@@ -57,6 +59,8 @@ const SETUPS: Setup[] = [
   },
   { name: 'direct, defaults (LISTEN on the pool)', url: DATABASE_URL, adapters: {}, worker: {} },
 ];
+
+const SETUPS = ALL_SETUPS.filter((setup) => setup.name.includes(ONLY));
 
 interface RunResult {
   summary: LatencySummary;
@@ -140,6 +144,7 @@ async function main(): Promise<void> {
     await receiver.close();
   }
 
+  if (SETUPS.length < ALL_SETUPS.length) return; // a quick look: nothing written
   const rows = SETUPS.map((setup) => {
     const runs = results.get(setup.name)!;
     const delivered = runs.every((run) => run.delivered === run.emitted)
