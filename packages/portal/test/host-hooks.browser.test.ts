@@ -31,6 +31,8 @@ function unauthorizedEvents(page: Page): Promise<{ status: number; code: string 
   );
 }
 
+const log = (page: Page) => page.locator('svc-wh-delivery-log');
+
 function setPortal(page: Page, values: Record<string, unknown>): Promise<void> {
   return page.evaluate((props) => {
     Object.assign(document.querySelector('svc-webhooks-portal') as HTMLElement, props);
@@ -71,6 +73,9 @@ describe.skipIf(!canRunBrowser)('what the host page hooks into, in Chromium', ()
     await message.waitFor();
     await expectNoAxeViolations(page, 'signed out');
     await saveScreenshot(page, 'signed-out-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectNoAxeViolations(page, 'signed out on a phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
     expect(await unauthorizedEvents(page)).toHaveLength(1);
 
     // The host signs the agent in again: the portal works at once.
@@ -116,6 +121,20 @@ describe.skipIf(!canRunBrowser)('what the host page hooks into, in Chromium', ()
     const erstellt = page.locator('svc-wh-delivery-log td[data-label="Erstellt"]');
     await erstellt.waitFor();
     expect(await erstellt.textContent()).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}:\d{2}$/);
+    // The delivery's detail and the test send take them too.
+    await setPortal(page, {
+      strings: {
+        'detail.back': 'Zurück zur Liste',
+        'test.send': 'Testereignis senden',
+        'detail.created': 'Erstellt',
+      },
+    });
+    await page.getByRole('tab', { name: 'Deliveries' }).click();
+    await log(page).locator('tbody button').first().click();
+    await page.getByRole('button', { name: 'Zurück zur Liste' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Zurück zur Liste' }).click();
+    await page.getByRole('tab', { name: 'Endpoint' }).click();
+    await page.getByRole('button', { name: 'Testereignis senden' }).waitFor(WAIT);
     // Keys it does not know, or values that are not strings, change nothing.
     await setPortal(page, { strings: { 'tab.endpoint': 42, 'no.such.key': 'x' } });
     await page.getByRole('tab', { name: 'Endpoint' }).waitFor();

@@ -5,28 +5,29 @@ import { defineView } from '../define-view';
 import { focusWhenRendered } from '../focus';
 import { formatDuration } from '../format';
 import { ENGLISH, type PortalText } from '../portal-text';
+import type { PortalStringKey } from '../strings';
 import { baseStyles } from '../theme';
 
-const STATUS_LABELS: Record<DeliveryStatus, string> = {
-  pending: 'Pending',
-  success: 'Success',
-  failed: 'Failed',
+const STATUS_LABELS: Record<DeliveryStatus, PortalStringKey> = {
+  pending: 'status.pending',
+  success: 'status.success',
+  failed: 'status.failed',
 };
 
-const TRIGGER_LABELS: Record<AttemptRecord['trigger'], string> = {
-  automatic: 'Automatic',
-  replay: 'Replay',
-  recovery: 'Recovery',
+const TRIGGER_LABELS: Record<AttemptRecord['trigger'], PortalStringKey> = {
+  automatic: 'detail.trigger.automatic',
+  replay: 'detail.trigger.replay',
+  recovery: 'detail.trigger.recovery',
 };
 
-const ERROR_KIND_LABELS: Record<NonNullable<AttemptRecord['errorKind']>, string> = {
-  http_status: 'The endpoint answered with an error status',
-  timeout: 'No answer in time (timeout)',
-  dns: 'The host name could not be resolved',
-  private_address: 'Refused: the address is private',
-  connect: 'The connection could not be made',
-  tls: 'The secure connection (TLS) failed',
-  sender_busy: 'Not sent: the sender was too busy to send it in time (not the endpoint’s fault)',
+const ERROR_KIND_LABELS: Record<NonNullable<AttemptRecord['errorKind']>, PortalStringKey> = {
+  http_status: 'detail.error.http_status',
+  timeout: 'detail.error.timeout',
+  dns: 'detail.error.dns',
+  private_address: 'detail.error.private_address',
+  connect: 'detail.error.connect',
+  tls: 'detail.error.tls',
+  sender_busy: 'detail.error.sender_busy',
 };
 
 /** How often a pending delivery is re-read after a replay, and for how long at most. */
@@ -35,11 +36,11 @@ const FOLLOW_LIMIT_MS = 30_000;
 
 /** What the replay message says until the replayed delivery leaves `pending`, then once it has. */
 const REPLAY_MESSAGES = {
-  queued: 'Replay queued. The new attempt appears below once it has been made.',
-  waiting: 'Replay queued, not attempted yet (the endpoint may be paused). Refresh to see how it went.',
-  success: 'Replayed: delivered. The receiver answered with a 2xx; the new attempt is below.',
-  failed: 'Replayed: failed again. The new attempt below shows what the receiver answered.',
-} as const;
+  queued: 'detail.replay.queued',
+  waiting: 'detail.replay.waiting',
+  success: 'detail.replay.success',
+  failed: 'detail.replay.failed',
+} as const satisfies Record<string, PortalStringKey>;
 
 /**
  * `<svc-wh-delivery-detail>`: one delivery with its payload and every attempt, and a Replay button for a
@@ -209,14 +210,14 @@ export class DeliveryDetailElement extends LitElement {
     this.replayError = null;
     try {
       await this.api.replay(this.deliveryId);
-      this.message = REPLAY_MESSAGES.queued;
+      this.message = this.text.t(REPLAY_MESSAGES.queued);
       this.awaitingReplay = true;
       this.followUntil = Date.now() + FOLLOW_LIMIT_MS;
     } catch (error) {
       this.replayError =
         error instanceof PortalApiError && error.code === 'delivery_not_replayable'
-          ? 'This delivery cannot be replayed: only a failed delivery can be, and this one is no longer failed.'
-          : `The replay could not be queued: ${errorMessage(error)}`;
+          ? this.text.t('detail.replay.notReplayable')
+          : this.text.t('detail.replay.error', { message: errorMessage(error) });
     } finally {
       this.replaying = false;
     }
@@ -230,7 +231,7 @@ export class DeliveryDetailElement extends LitElement {
   private noteReplayOutcome(delivery: DeliveryDetail): void {
     if (!this.awaitingReplay || delivery.status === 'pending') return;
     this.awaitingReplay = false;
-    this.message = REPLAY_MESSAGES[delivery.status];
+    this.message = this.text.t(REPLAY_MESSAGES[delivery.status]);
   }
 
   /** After a replay the worker attempts soon: re-read until the delivery leaves `pending`, for a while. */
@@ -238,7 +239,7 @@ export class DeliveryDetailElement extends LitElement {
     this.stopFollowing();
     if (!this.isConnected || this.delivery?.status !== 'pending') return;
     if (Date.now() > this.followUntil) {
-      if (this.awaitingReplay) this.message = REPLAY_MESSAGES.waiting;
+      if (this.awaitingReplay) this.message = this.text.t(REPLAY_MESSAGES.waiting);
       return;
     }
     this.followTimer = setTimeout(async () => {
@@ -269,9 +270,9 @@ export class DeliveryDetailElement extends LitElement {
     return html`<section class="card" part="card" aria-labelledby="detail-heading" @keydown=${this.onKeydown}>
       <div class="head">
         <h2 id="detail-heading" tabindex="-1">
-          Delivery${delivery ? html` of <code>${delivery.eventType}</code>` : nothing}
+          ${this.text.t(delivery ? 'detail.titleOf' : 'detail.title')}${delivery ? html` <code>${delivery.eventType}</code>` : nothing}
         </h2>
-        <button type="button" class="secondary" @click=${this.close}>Back to deliveries</button>
+        <button type="button" class="secondary" @click=${this.close}>${this.text.t('detail.back')}</button>
       </div>
       ${this.renderBody()}
     </section>`;
@@ -282,23 +283,23 @@ export class DeliveryDetailElement extends LitElement {
     if (delivery === null) {
       if (this.error !== null) {
         return html`<div class="state error" role="alert">
-          <p>The delivery could not be loaded: ${this.error}</p>
-          <button type="button" class="secondary" @click=${() => void this.load()}>Try again</button>
+          <p>${this.text.t('detail.loadError', { message: this.error })}</p>
+          <button type="button" class="secondary" @click=${() => void this.load()}>${this.text.t('common.tryAgain')}</button>
         </div>`;
       }
-      return html`<p class="state" role="status">Loading the delivery…</p>`;
+      return html`<p class="state" role="status">${this.text.t('detail.loading')}</p>`;
     }
     return html`
       ${this.renderSummary(delivery)}
       <div class="row actions">
         <button type="button" @click=${this.replay} ?disabled=${this.replaying || delivery.status !== 'failed'}>
-          ${this.replaying ? 'Replaying…' : 'Replay'}
+          ${this.text.t(this.replaying ? 'detail.replaying' : 'detail.replay')}
         </button>
-        <button type="button" class="secondary" @click=${() => void this.load()} ?disabled=${this.loading}>Refresh</button>
+        <button type="button" class="secondary" @click=${() => void this.load()} ?disabled=${this.loading}>${this.text.t('detail.refresh')}</button>
         ${
           delivery.status === 'failed'
             ? nothing
-            : html`<span class="muted">Only a failed delivery can be replayed.</span>`
+            : html`<span class="muted">${this.text.t('detail.onlyFailed')}</span>`
         }
       </div>
       <div role="status" aria-live="polite">
@@ -309,61 +310,62 @@ export class DeliveryDetailElement extends LitElement {
           ? nothing
           : html`<p class="state error" id="replay-error" role="alert" tabindex="-1">${this.replayError}</p>`
       }
-      ${this.error === null ? nothing : html`<p class="state error" role="alert">The delivery could not be reloaded: ${this.error}</p>`}
-      <h3>Payload</h3>
-      <pre tabindex="0" role="region" aria-label="Payload">${JSON.stringify(delivery.payload, null, 2)}</pre>
-      <h3>Attempts</h3>
+      ${this.error === null ? nothing : html`<p class="state error" role="alert">${this.text.t('detail.reloadError', { message: this.error })}</p>`}
+      <h3>${this.text.t('detail.payload')}</h3>
+      <pre tabindex="0" role="region" aria-label=${this.text.t('detail.payload')}>${JSON.stringify(delivery.payload, null, 2)}</pre>
+      <h3>${this.text.t('detail.attempts')}</h3>
       ${
         this.attempts.length === 0
-          ? html`<p class="state">No attempt has been made yet.</p>`
+          ? html`<p class="state">${this.text.t('detail.noAttempt')}</p>`
           : html`<ol class="timeline">${this.attempts.map((attempt) => this.renderAttempt(attempt))}</ol>`
       }
     `;
   }
 
   private renderSummary(delivery: DeliveryDetail) {
+    const t = this.text;
     return html`<dl>
-      <dt>Status</dt>
-      <dd><span class="badge ${delivery.status}" part="badge">${STATUS_LABELS[delivery.status]}</span></dd>
-      <dt>Event type</dt>
+      <dt>${t.t('detail.status')}</dt>
+      <dd><span class="badge ${delivery.status}" part="badge">${t.t(STATUS_LABELS[delivery.status])}</span></dd>
+      <dt>${t.t('detail.eventType')}</dt>
       <dd><code>${delivery.eventType}</code></dd>
-      <dt>Entity</dt>
+      <dt>${t.t('detail.entity')}</dt>
       <dd>${delivery.entityType}${delivery.entityId === null ? nothing : html` <code>${delivery.entityId}</code>`}</dd>
-      <dt>Webhook id</dt>
+      <dt>${t.t('detail.webhookId')}</dt>
       <dd><code>${delivery.webhookId}</code></dd>
-      <dt>Created</dt>
+      <dt>${t.t('detail.created')}</dt>
       <dd>${this.text.formatTime(delivery.createdOn)}</dd>
-      <dt>Delivered</dt>
+      <dt>${t.t('detail.delivered')}</dt>
       <dd>${this.text.formatTime(delivery.deliveredAt)}</dd>
-      <dt>Next retry</dt>
+      <dt>${t.t('detail.nextRetry')}</dt>
       <dd>${this.text.formatTime(delivery.nextRetryAt)}${
         delivery.pausedUntil === null
           ? nothing
           : html`<br /><span class="paused" data-paused-until=${delivery.pausedUntil}>
-              Endpoint paused until ${this.text.formatTime(delivery.pausedUntil)}: the receiver failed too often in a row.
-              It goes at once when a test event succeeds, or when a failed delivery is replayed or recovered.</span>`
+              ${t.t('detail.paused', { until: t.formatTime(delivery.pausedUntil) })}</span>`
       }</dd>
-      <dt>Attempts</dt>
-      <dd>${delivery.attempt} of ${delivery.maxAttempts}</dd>
-      <dt>Last error</dt>
+      <dt>${t.t('detail.attempts')}</dt>
+      <dd>${t.t('detail.attemptsOf', { attempt: delivery.attempt, max: delivery.maxAttempts })}</dd>
+      <dt>${t.t('detail.lastError')}</dt>
       <dd>${delivery.lastErrorMessage ?? '—'}</dd>
     </dl>`;
   }
 
   private renderAttempt(attempt: AttemptRecord) {
+    const t = this.text;
     const outcome =
       attempt.responseCode !== null
-        ? `HTTP ${attempt.responseCode}`
+        ? t.t('detail.http', { status: attempt.responseCode })
         : attempt.errorKind !== null
-          ? ERROR_KIND_LABELS[attempt.errorKind]
-          : 'No answer recorded';
+          ? t.t(ERROR_KIND_LABELS[attempt.errorKind])
+          : t.t('detail.noAnswerRecorded');
     return html`<li data-attempt=${attempt.attempt}>
-      <h4>Attempt ${attempt.attempt}</h4>
+      <h4>${t.t('detail.attempt', { attempt: attempt.attempt })}</h4>
       <dl class="facts">
-        <div><dt>Trigger</dt><dd>${TRIGGER_LABELS[attempt.trigger]}</dd></div>
-        <div><dt>Started</dt><dd>${this.text.formatTime(attempt.startedAt)}</dd></div>
-        <div><dt>Duration</dt><dd>${formatDuration(attempt.durationMs)}</dd></div>
-        <div><dt>Result</dt><dd>${outcome}</dd></div>
+        <div><dt>${t.t('detail.trigger')}</dt><dd>${t.t(TRIGGER_LABELS[attempt.trigger])}</dd></div>
+        <div><dt>${t.t('detail.started')}</dt><dd>${t.formatTime(attempt.startedAt)}</dd></div>
+        <div><dt>${t.t('detail.duration')}</dt><dd>${formatDuration(attempt.durationMs)}</dd></div>
+        <div><dt>${t.t('detail.result')}</dt><dd>${outcome}</dd></div>
       </dl>
       ${attempt.errorMessage === null ? nothing : html`<p>${attempt.errorMessage}</p>`}
       ${
@@ -372,7 +374,7 @@ export class DeliveryDetailElement extends LitElement {
           : html`<pre
               tabindex="0"
               role="region"
-              aria-label=${`Response body of attempt ${attempt.attempt}`}
+              aria-label=${t.t('detail.responseBody', { attempt: attempt.attempt })}
             >${attempt.responseExcerpt}</pre>`
       }
     </li>`;

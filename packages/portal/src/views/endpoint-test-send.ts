@@ -85,7 +85,7 @@ export class EndpointTestSendElement extends LitElement {
       this.result = { ...result, eventType: eventType === BUILT_IN_TEST ? 'webhook_test' : eventType };
       this.dispatchEvent(new CustomEvent('svc-wh-test-sent'));
     } catch (error) {
-      this.error = describeError(error);
+      this.error = describeError(error, this.text);
     } finally {
       this.sending = false;
     }
@@ -95,19 +95,16 @@ export class EndpointTestSendElement extends LitElement {
 
   protected override render() {
     const disabled = this.config === null;
+    const t = this.text;
     return html`
       <section class="card" part="card" aria-labelledby="test-title">
-        <h2 id="test-title">Test send</h2>
+        <h2 id="test-title">${t.t('test.title')}</h2>
         <p class="muted">
-          ${
-            disabled
-              ? 'Create the endpoint first; then you can send it a signed test event.'
-              : 'Sends one signed event to your URL now, enabled or not. It is not retried and not added to the delivery log.'
-          }
+          ${disabled ? t.t('test.createFirst') : t.t('test.intro')}
         </p>
         <form class="row" @submit=${this.send}>
           <label>
-            Event to send
+            ${t.t('test.eventToSend')}
             <select
               ?disabled=${disabled}
               .value=${this.eventType}
@@ -115,13 +112,13 @@ export class EndpointTestSendElement extends LitElement {
                 this.eventType = (e.target as HTMLSelectElement).value;
               }}
             >
-              <option value=${BUILT_IN_TEST} ?selected=${this.eventType === BUILT_IN_TEST}>webhook_test (test event)</option>
+              <option value=${BUILT_IN_TEST} ?selected=${this.eventType === BUILT_IN_TEST}>${t.t('test.builtIn')}</option>
               ${(this.config?.subscribedEventTypes ?? []).map(
                 (type) => html`<option value=${type} ?selected=${this.eventType === type}>${type}</option>`,
               )}
             </select>
           </label>
-          <button type="submit" ?disabled=${disabled || this.sending}>${this.sending ? 'Sending…' : 'Send test event'}</button>
+          <button type="submit" ?disabled=${disabled || this.sending}>${t.t(this.sending ? 'test.sending' : 'test.send')}</button>
         </form>
         <div class="result" role="status" aria-live="polite" tabindex="-1">${this.renderResult()}</div>
         ${this.error === null ? nothing : html`<p class="state error" id="test-error" role="alert" tabindex="-1">${this.error}</p>`}
@@ -130,17 +127,18 @@ export class EndpointTestSendElement extends LitElement {
   }
 
   private renderResult() {
-    if (this.sending) return html`<p class="muted">Sending…</p>`;
+    const t = this.text;
+    if (this.sending) return html`<p class="muted">${t.t('test.sending')}</p>`;
     const result = this.result;
     if (result === null) return nothing;
     return html`
-      <h3>Receiver's answer to <code>${result.eventType}</code></h3>
+      <h3>${t.t('test.answerTo')} <code>${result.eventType}</code></h3>
       <p>
         <span class=${`badge ${result.success ? 'success' : 'failed'}`} part="badge"
-          >${result.success ? 'Success' : 'Failed'}</span
+          >${t.t(result.success ? 'status.success' : 'status.failed')}</span
         >
         <span data-status-code=${result.statusCode}>
-          ${result.statusCode === 0 ? 'No response (status 0)' : `HTTP status ${result.statusCode}`}
+          ${result.statusCode === 0 ? t.t('test.noResponse') : t.t('test.httpStatus', { status: result.statusCode })}
         </span>
       </p>
       ${result.message === '' ? nothing : html`<p>${result.message}</p>`}
@@ -148,15 +146,15 @@ export class EndpointTestSendElement extends LitElement {
   }
 }
 
-function describeError(error: unknown): string {
-  if (!(error instanceof PortalApiError)) return `The test event could not be sent: ${String(error)}`;
+function describeError(error: unknown, text: PortalText): string {
+  if (!(error instanceof PortalApiError)) return text.t('test.error', { message: String(error) });
   switch (error.code) {
     case 'rate_limited':
-      return `Too many test sends: ${error.message}`;
+      return text.t('test.rateLimited', { message: error.message });
     case 'config_not_found':
-      return 'There is no endpoint to send to: create it first.';
+      return text.t('test.noEndpoint');
     default:
-      return `The test event could not be sent: ${error.message}`;
+      return text.t('test.error', { message: error.message });
   }
 }
 
