@@ -14,14 +14,6 @@ import {
   uniqueUntaggedPrefix,
 } from './cluster-test-env';
 
-// The core conformance suites on a real Redis Cluster (3 masters, 3 replicas): the separate
-// store and queue under an untagged prefix (their keys on the slots of `{store}` and `{queue}`),
-// and the linked pair under a tagged one, with replicas acknowledging every write.
-const cluster = clusterReachable ? connectTestCluster() : null;
-afterAll(async () => {
-  await cluster?.quit();
-});
-
 const durability = { replicas: 1, timeoutMs: 2_000 };
 
 function siblingsOn(prefix: string): { open: () => RedisDeliveryQueue; close: () => Promise<void> } {
@@ -40,7 +32,17 @@ function siblingsOn(prefix: string): { open: () => RedisDeliveryQueue; close: ()
   };
 }
 
-if (cluster) {
+/**
+ * The core conformance suites on a real Redis Cluster (3 masters, 3 replicas): the separate
+ * store and queue under an untagged prefix (their keys on the slots of `{store}` and `{queue}`),
+ * and the linked pair under a tagged one, with replicas acknowledging every write.
+ */
+export function describeClusterConformance(): void {
+  if (!clusterReachable) return;
+  const cluster = connectTestCluster();
+  afterAll(async () => {
+    await cluster.quit();
+  });
   describeStoreConformance('Redis Cluster', () => {
     const prefix = uniqueUntaggedPrefix('cluster-store');
     return {
