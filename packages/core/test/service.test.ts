@@ -193,6 +193,7 @@ describe('delivery list', () => {
     expect(second.nextCursor).toBeNull();
     expect(Object.keys(first.deliveries[0]!).sort()).toEqual([
       'attempt',
+      'createdAt',
       'deliveredAt',
       'entityId',
       'entityType',

@@ -12,6 +12,7 @@ checkResponsesAgainstDocument(() => h);
 
 const SUMMARY_KEYS = [
   'attempt',
+  'createdAt',
   'deliveredAt',
   'entityId',
   'entityType',
