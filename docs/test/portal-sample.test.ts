@@ -3,6 +3,7 @@ import express from 'express';
 import request from 'supertest';
 import { expect, it } from 'vitest';
 import { mountWebhookSettings } from '../examples/portal-host';
+import { renewTokenOnUnauthorized } from '../examples/portal-sign-in';
 
 it('docs/examples/portal-host.ts: the page is served and the API takes the session cookie', async () => {
   const service = createWebhookService({ store: createMemoryStore(), queue: createMemoryQueue() });
@@ -25,4 +26,11 @@ it('docs/examples/portal-host.ts: the page is served and the API takes the sessi
   } finally {
     await service.close();
   }
+});
+
+it('docs/examples/portal-sign-in.ts: an unauthorized event gets the portal a new token', async () => {
+  const portal = Object.assign(new EventTarget(), { token: 'expired' as string | undefined });
+  renewTokenOnUnauthorized(portal, async () => 'fresh');
+  portal.dispatchEvent(new Event('unauthorized'));
+  await expect.poll(() => portal.token).toBe('fresh');
 });
