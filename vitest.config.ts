@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -23,6 +24,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Vitest's default (one core less than the machine has) runs files one at a time on two
+    // cores, yet most files spend their time waiting on sockets, databases, child processes
+    // and the browser rather than computing; two at a time overlap those waits.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       ...packages.map((name) => ({
         extends: true as const,
