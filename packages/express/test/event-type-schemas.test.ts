@@ -1,10 +1,8 @@
-import { createEventCatalogue, defineEvent } from '@svc/webhooks-core';
 import { buildEventJsonSchema } from '@svc/webhooks-core/schemas';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { checkResponsesAgainstDocument } from './documented-responses';
-import { BASE, createHarness, type Harness, TOKENS } from './router-harness';
+import { BASE, createHarness, type Harness, invoicePaidOnlyCatalogue, TOKENS } from './router-harness';
 
 let h: Harness = createHarness();
 checkResponsesAgainstDocument(() => h);
@@ -39,16 +37,7 @@ describe('GET /event-types/schemas', () => {
   it('answers null for the example of a type the host gave none, and needs an agent token', async () => {
     h = createHarness({
       service: {
-        events: createEventCatalogue(
-          [
-            defineEvent({
-              type: 'invoice_paid',
-              entityType: 'invoice',
-              metadata: z.object({ invoiceId: z.string() }),
-            }),
-          ],
-          { includeBuiltIns: false },
-        ),
+        events: invoicePaidOnlyCatalogue(),
       },
     });
     const res = await request(h.app).get(`${BASE}/event-types/schemas`).set('authorization', TOKENS.owner);

@@ -1,9 +1,7 @@
-import { createEventCatalogue, defineEvent } from '@svc/webhooks-core';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { checkResponsesAgainstDocument } from './documented-responses';
-import { BASE, createHarness, type Harness, TOKENS } from './router-harness';
+import { BASE, createHarness, type Harness, invoicePaidOnlyCatalogue, TOKENS } from './router-harness';
 
 let h: Harness = createHarness();
 checkResponsesAgainstDocument(() => h);
@@ -30,16 +28,7 @@ describe('GET /event-types', () => {
   it("lists a host's own event types, null where the definition has no description", async () => {
     h = createHarness({
       service: {
-        events: createEventCatalogue(
-          [
-            defineEvent({
-              type: 'invoice_paid',
-              entityType: 'invoice',
-              metadata: z.object({ invoiceId: z.string() }),
-            }),
-          ],
-          { includeBuiltIns: false },
-        ),
+        events: invoicePaidOnlyCatalogue(),
       },
     });
     const res = await request(h.app).get(`${BASE}/event-types`).set('authorization', TOKENS.owner);

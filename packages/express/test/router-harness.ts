@@ -1,10 +1,12 @@
 import { hostResolver } from '@svc/test-support';
 import {
+  createEventCatalogue,
   createMemoryQueue,
   createMemoryStore,
   createWebhookService,
   type DeliveryQueue,
   type DeliveryRecord,
+  defineEvent,
   type PutConfigBody,
   type QueueEntry,
   type WebhookService,
@@ -12,6 +14,7 @@ import {
 } from '@svc/webhooks-core';
 import { makeDeliveryRecord } from '@svc/webhooks-core/testing';
 import express, { type Express } from 'express';
+import { z } from 'zod';
 import { type AuthenticatedAgent, createWebhooksRouter, type WebhooksRouterOptions } from '../src/index';
 
 export const BASE = '/v1/agency/webhooks';
@@ -175,4 +178,18 @@ export function jobCancelledInput(agencyId: string, jobNumber = 7) {
     entityId: `job-${jobNumber}`,
     metadata: { jobId: `job-${jobNumber}`, agencyId, jobNumber, reason: 'Duplicate request' },
   };
+}
+
+/** A host's catalogue of one event type of its own (`invoice_paid`, no description, no example), no built-ins. */
+export function invoicePaidOnlyCatalogue() {
+  return createEventCatalogue(
+    [
+      defineEvent({
+        type: 'invoice_paid',
+        entityType: 'invoice',
+        metadata: z.object({ invoiceId: z.string() }),
+      }),
+    ],
+    { includeBuiltIns: false },
+  );
 }
